@@ -1,0 +1,122 @@
+// swift-tools-version: 6.1
+
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "viper-settings",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "viper-settingsd", targets: ["viper-settingsd"]),
+        .executable(name: "settingsctl", targets: ["settingsctl"]),
+        .library(name: "ViperSettings", targets: ["ViperSettings"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // The View's contract: JSON values, ViewModels and error codes shared by the daemon and settingsctl.
+        // No Foundation, so that settingsctl starts fast.
+        .target(
+            name: "SettingsAPI",
+            resources: [.embedInCode("io.viper.settings.varlink")],
+            swiftSettings: strict
+        ),
+        // Entities, schemas and the VIPER Settings module (Interactor, Presenter, DataManager, Router, Builder).
+        .target(
+            name: "ViperSettings",
+            dependencies: [
+                "SettingsAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Durable storage: the JSON file Repository with its journal and group commit.
+        .target(
+            name: "ViperStorage",
+            dependencies: [
+                "ViperSettings",
+                "SettingsAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Varlink over a Unix socket (SwiftNIO) and the io.viper.settings binding to the Router.
+        .target(
+            name: "ViperIPC",
+            dependencies: [
+                "SettingsAPI",
+                "ViperSettings",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The daemon's composition root: configuration, wiring, services.
+        .target(
+            name: "ViperDaemon",
+            dependencies: [
+                "SettingsAPI",
+                "ViperSettings",
+                "ViperStorage",
+                "ViperIPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // settingsctl, the View: parses a command, sends it, renders the ViewModel.
+        .target(
+            name: "SettingsCLI",
+            dependencies: [
+                "SettingsAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: strict),
+        .executableTarget(name: "settingsctl", dependencies: ["SettingsCLI"], swiftSettings: strict),
+        // The Repository conformance suite every implementation passes.
+        .target(
+            name: "ViperSettingsTesting",
+            dependencies: ["ViperSettings", "SettingsAPI"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SettingsAPITests", dependencies: ["SettingsAPI"], swiftSettings: strict),
+        .testTarget(
+            name: "ViperSettingsTests",
+            dependencies: ["ViperSettings", "ViperSettingsTesting", "SettingsAPI"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ViperStorageTests",
+            dependencies: ["ViperStorage", "ViperSettings", "ViperSettingsTesting", "SettingsAPI"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ViperIPCTests",
+            dependencies: ["ViperIPC", "ViperSettings", "SettingsAPI"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SettingsCLITests", dependencies: ["SettingsCLI", "SettingsAPI"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["SettingsAPI"],
+            swiftSettings: strict
+        ),
+    ]
+)

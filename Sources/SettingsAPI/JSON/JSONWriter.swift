@@ -1,0 +1,84 @@
+extension JSONValue {
+    /// The value as compact JSON text, object keys sorted.
+    public func serialized() -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        self.write(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The value as JSON text indented by two spaces, object keys sorted, for files people read.
+    public func prettyPrinted() -> String {
+        var out: [UInt8] = []
+        self.write(into: &out, indent: 0, pretty: true)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the value as compact JSON UTF-8 bytes.
+    public func write(into out: inout [UInt8]) {
+        self.write(into: &out, indent: 0, pretty: false)
+    }
+
+    private func write(into out: inout [UInt8], indent: Int, pretty: Bool) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            if value.isFinite {
+                // Swift prints the shortest text that reads back as the same Double.
+                out.append(contentsOf: value.description.utf8)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        case .string(let value): Self.writeString(value, into: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { Self.newline(&out, indent + 1) }
+                element.write(into: &out, indent: indent + 1, pretty: pretty)
+            }
+            if pretty && !elements.isEmpty { Self.newline(&out, indent) }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { Self.newline(&out, indent + 1) }
+                Self.writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(UInt8(ascii: " ")) }
+                members[key]!.write(into: &out, indent: indent + 1, pretty: pretty)
+            }
+            if pretty && !members.isEmpty { Self.newline(&out, indent) }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int) {
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ value: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
