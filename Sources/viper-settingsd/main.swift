@@ -1,1 +1,3 @@
-print("todo")
+import ViperDaemon
+
+await DaemonCommand.start()

@@ -1,0 +1,48 @@
+package import SettingsAPI
+
+/// A failure that ends a `settingsctl` run: a message for people and the exit status for scripts.
+///
+/// Every way a command can fail (the daemon cannot be reached, it answered with a declared error, its
+/// reply could not be read) becomes one of these, so that ``SettingsCtl`` prints `settingsctl: MESSAGE`
+/// on standard error and exits with ``status``.
+package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The exit status, one of the documented ``ExitStatus`` values.
+    package var status: ExitStatus
+    /// What went wrong, in words a user can act on; no prefix, no trailing newline.
+    package var message: String
+
+    package init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    package var description: String { self.message }
+
+    /// The failure for an error reply of the daemon.
+    ///
+    /// Errors declared by `io.viper.settings` keep their message and exit status; the errors of
+    /// `org.varlink.service` and any other name are "other failures" (exit status 1).
+    package init(errorName name: String, parameters: JSONValue) {
+        if let failure = SettingsFailure(errorName: name, parameters: parameters) {
+            self.init(failure.exitCode, failure.description)
+            return
+        }
+        let text = { (key: String) in parameters[key]?.stringValue ?? "?" }
+        switch name {
+        case "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented":
+            self.init(
+                .failure,
+                "the daemon does not support \(text("method")); is viper-settingsd older than settingsctl?"
+            )
+        case "org.varlink.service.InterfaceNotFound":
+            self.init(.failure, "the daemon does not serve the interface \(text("interface"))")
+        case "org.varlink.service.InvalidParameter":
+            self.init(.failure, "the daemon rejected the parameter '\(text("parameter"))' of the call")
+        case "org.varlink.service.PermissionDenied":
+            self.init(.failure, "the daemon refused the call: permission denied")
+        default:
+            let details = parameters.objectValue.map { $0.isEmpty } ?? true ? "" : " \(parameters.serialized())"
+            self.init(.failure, "the daemon answered with the error \(name)\(details)")
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Glibc
+
+/// A blocking, connected `AF_UNIX` stream socket, closed when it goes away.
+///
+/// Writes are whole (short writes are continued) and never raise `SIGPIPE`; calls interrupted by a signal
+/// are retried; both directions time out after the given number of seconds.
+package struct UnixSocketConnection: ~Copyable {
+    /// Why a socket operation failed.
+    package enum Failure: Error, Sendable, Hashable {
+        /// The path does not fit in `sockaddr_un` (107 bytes at most).
+        case pathTooLong
+        /// `socket(2)` or `connect(2)` failed with this `errno`.
+        case connect(Int32)
+        /// `send(2)` or `recv(2)` failed with this `errno`.
+        case transfer(Int32)
+        /// The peer did not answer in time.
+        case timedOut
+        /// The peer closed the connection before the message was complete.
+        case closed
+        /// The message grew past the limit before its delimiter came.
+        case tooLarge
+    }
+
+    private let descriptor: Int32
+
+    /// Connects to the socket at `path`.
+    package init(path: String, timeoutSeconds: Int) throws(Failure) {
+        var address = sockaddr_un()
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        let pathBytes = Array(path.utf8)
+        guard pathBytes.count < capacity else { throw .pathTooLong }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+            raw[pathBytes.count] = 0
+        }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + pathBytes.count + 1)
+
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .connect(errno) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        let timeoutSize = socklen_t(MemoryLayout<timeval>.size)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, timeoutSize)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, timeoutSize)
+
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
+        }
+        if result != 0 {
+            let code = errno == EINTR ? Self.awaitInterruptedConnect(descriptor, timeoutSeconds) : errno
+            if code != 0 {
+                close(descriptor)
+                throw code == EAGAIN || code == ETIMEDOUT ? .timedOut : .connect(code)
+            }
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(self.descriptor)
+    }
+
+    /// Sends all of `bytes`.
+    package func send(_ bytes: [UInt8]) throws(Failure) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { buffer in
+                Glibc.send(self.descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent >= 0 {
+                offset += sent
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: throw .timedOut
+            case let code: throw .transfer(code)
+            }
+        }
+    }
+
+    /// Receives bytes until `delimiter` and returns those before it; bytes after it are dropped.
+    package func receive(until delimiter: UInt8, limit: Int) throws(Failure) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(16_384)
+        let chunkSize = 65_536
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let received = recv(self.descriptor, chunk.baseAddress!, chunkSize, 0)
+            if received > 0 {
+                let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<received])
+                if let end = bytes.firstIndex(of: delimiter) {
+                    message.append(contentsOf: bytes[0..<end])
+                    guard message.count <= limit else { throw .tooLarge }
+                    return message
+                }
+                message.append(contentsOf: bytes)
+                guard message.count <= limit else { throw .tooLarge }
+            } else if received == 0 {
+                throw .closed
+            } else {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: throw .timedOut
+                case let code: throw .transfer(code)
+                }
+            }
+        }
+    }
+
+    /// Waits for a connect that a signal interrupted to finish; returns its `errno`, 0 on success.
+    private static func awaitInterruptedConnect(_ descriptor: Int32, _ timeoutSeconds: Int) -> Int32 {
+        var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        var ready: Int32
+        repeat {
+            ready = poll(&request, 1, Int32(clamping: timeoutSeconds * 1000))
+        } while ready < 0 && errno == EINTR
+        guard ready > 0 else { return ready == 0 ? ETIMEDOUT : errno }
+        var code: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &size) == 0 else { return errno }
+        return code
+    }
+}

@@ -1,0 +1,91 @@
+package import SettingsAPI
+
+/// A tiny blocking Varlink client: one connection, one call, one reply.
+///
+/// It writes `{"method": …, "parameters": …}` and a NUL byte, reads up to the next NUL byte and returns the
+/// reply's parameters. Every failure is a ``CLIFailure`` with the documented exit status: the daemon cannot be
+/// reached (3), it answered with a declared error (its own status), anything else (1).
+package struct VarlinkClient: Sendable {
+    /// The largest reply accepted, as the daemon's own limit (16 MiB).
+    package static let replyLimit = 16 << 20
+
+    /// The socket to connect to.
+    package var location: SocketLocator.Location
+    /// How long to wait for the connection, the write and the reply.
+    package var timeoutSeconds: Int
+
+    package init(location: SocketLocator.Location, timeoutSeconds: Int = 30) {
+        self.location = location
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// Calls `method` of `io.viper.settings` and returns the parameters of its reply.
+    package func call(_ method: SettingsMethod, _ parameters: JSONValue) throws(CLIFailure) -> JSONValue {
+        try self.call(method: method.qualifiedName, parameters: parameters)
+    }
+
+    /// Calls the fully qualified `method` and returns the parameters of its reply.
+    package func call(method: String, parameters: JSONValue) throws(CLIFailure) -> JSONValue {
+        let request: JSONValue = ["method": .string(method), "parameters": parameters]
+        var bytes: [UInt8] = []
+        request.write(into: &bytes)
+        bytes.append(0)
+        let reply: [UInt8]
+        do {
+            let connection = try UnixSocketConnection(path: self.location.path, timeoutSeconds: self.timeoutSeconds)
+            try connection.send(bytes)
+            reply = try connection.receive(until: 0, limit: Self.replyLimit)
+        } catch {
+            throw self.failure(for: error)
+        }
+        return try Self.decodeReply(reply)
+    }
+
+    /// Reads a reply message (without its NUL byte): its parameters, or the failure its error names.
+    package static func decodeReply(_ bytes: [UInt8]) throws(CLIFailure) -> JSONValue {
+        let reply: JSONValue
+        do {
+            reply = try JSONValue(parsing: bytes)
+        } catch {
+            throw CLIFailure(.failure, "could not read the reply of the settings daemon: \(error)")
+        }
+        guard case .object(let members) = reply else {
+            throw CLIFailure(.failure, "could not read the reply of the settings daemon: not a JSON object")
+        }
+        let parameters = members["parameters"] ?? .null
+        let found: JSONValue = parameters == .null ? [:] : parameters
+        guard case .object = found else {
+            throw CLIFailure(.failure, "could not read the reply of the settings daemon: parameters is not an object")
+        }
+        if let error = members["error"] {
+            guard let name = error.stringValue else {
+                throw CLIFailure(.failure, "could not read the reply of the settings daemon: error is not a string")
+            }
+            throw CLIFailure(errorName: name, parameters: found)
+        }
+        return found
+    }
+
+    private func failure(for error: UnixSocketConnection.Failure) -> CLIFailure {
+        let daemon = "the settings daemon at \(self.location.path) (\(self.location.explanation))"
+        let hint =
+            "Is viper-settingsd running? Point settingsctl at another socket with --socket PATH"
+            + " or \(SocketLocator.environmentVariable)=PATH."
+        switch error {
+        case .pathTooLong:
+            return CLIFailure(.unreachable, "cannot reach \(daemon): the path is too long for a Unix socket")
+        case .connect(let code):
+            let reason = ProcessEnvironment.describe(errno: code)
+            return CLIFailure(.unreachable, "cannot reach \(daemon): \(reason)\n\(hint)")
+        case .transfer(let code):
+            let reason = ProcessEnvironment.describe(errno: code)
+            return CLIFailure(.unreachable, "lost the connection to \(daemon): \(reason)")
+        case .timedOut:
+            return CLIFailure(.unreachable, "\(daemon) did not answer within \(self.timeoutSeconds) s")
+        case .closed:
+            return CLIFailure(.unreachable, "\(daemon) closed the connection without answering")
+        case .tooLarge:
+            return CLIFailure(.failure, "the reply of \(daemon) is larger than \(Self.replyLimit >> 20) MiB")
+        }
+    }
+}

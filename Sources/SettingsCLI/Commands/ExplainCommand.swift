@@ -1,0 +1,32 @@
+package import ArgumentParser
+import SettingsAPI
+
+/// `settingsctl explain KEY`: every layer of a key and the one that wins.
+package struct ExplainCommand: SettingsCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show where a key's value comes from.",
+        discussion: """
+            Lists the four layers, weakest first: default (the schema), recommended (the fleet), local (this \
+            host) and mandatory (the fleet, locked), with each one's value and source; \
+            \(ExplainRenderer.winnerMarker) marks the layer that wins. Also shows the key's type and allowed values.
+
+            Examples:
+              settingsctl explain network.proxy.port
+              settingsctl --json explain network.proxy.port
+            """
+    )
+
+    @OptionGroup package var global: GlobalOptions
+
+    @Argument(help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.")
+    package var key: String
+
+    package init() {}
+
+    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
+        let parameters: JSONValue = ["key": .string(self.key)]
+        let model = try self.request(client, .explain, parameters, as: ExplainViewModel.init(json:))
+        return self.present(json: model.json) { ExplainRenderer.render(model, style: style) }
+    }
+}

@@ -1,0 +1,32 @@
+package import ArgumentParser
+import SettingsAPI
+
+/// `settingsctl get KEY`: the effective value of a key, alone on its line.
+package struct GetCommand: SettingsCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print the effective value of a key.",
+        discussion: """
+            Prints the value alone, as people read it (a list of strings as "stable, beta"), and a newline, so \
+            that scripts can use it. With --json, prints the whole item: the typed value, its layer, its default.
+
+            Examples:
+              settingsctl get network.proxy.port
+              port=$(settingsctl get network.proxy.port)
+              settingsctl --json get updates.channels
+            """
+    )
+
+    @OptionGroup package var global: GlobalOptions
+
+    @Argument(help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.")
+    package var key: String
+
+    package init() {}
+
+    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
+        let parameters: JSONValue = ["key": .string(self.key)]
+        let model = try self.request(client, .get, parameters, as: ValueViewModel.init(json:))
+        return self.present(json: model.json) { ValueRenderer.render(model) }
+    }
+}

@@ -1,0 +1,27 @@
+package import ArgumentParser
+import SettingsAPI
+
+/// `settingsctl modules`: the modules the daemon serves.
+package struct ModulesCommand: SettingsCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "modules",
+        abstract: "List the modules the daemon serves.",
+        discussion: """
+            Shows one line per module: its name (the first part of its keys), title, number of keys, how many \
+            of them differ from the schema default, and its revision, which counts the changes of its values.
+
+            Examples:
+              settingsctl modules
+              settingsctl --json modules
+            """
+    )
+
+    @OptionGroup package var global: GlobalOptions
+
+    package init() {}
+
+    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
+        let model = try self.request(client, .listModules, [:], as: ModuleListViewModel.init(json:))
+        return self.present(json: model.json) { ModuleListRenderer.render(model, style: style) }
+    }
+}

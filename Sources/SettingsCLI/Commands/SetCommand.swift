@@ -1,0 +1,37 @@
+package import ArgumentParser
+import SettingsAPI
+
+/// `settingsctl set KEY VALUE`: sets a key on this host; the daemon reads the text by the key's type.
+package struct SetCommand: SettingsCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set a key on this host.",
+        discussion: """
+            The daemon reads VALUE by the key's type: 8080, true, 1.25, stable; a list of strings as \
+            stable,beta or as a JSON array. Prints the value before and after, or "unchanged" when the host \
+            already had it (then nothing is written). Put -- before a value that begins with '-'.
+
+            Examples:
+              settingsctl set network.proxy.port 8080
+              settingsctl set updates.channels stable,beta
+              settingsctl set display.output.scale 1.25
+              settingsctl set KEY -- -VALUE
+            """
+    )
+
+    @OptionGroup package var global: GlobalOptions
+
+    @Argument(help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.")
+    package var key: String
+
+    @Argument(help: "The new value, as text.")
+    package var value: String
+
+    package init() {}
+
+    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
+        let parameters: JSONValue = ["key": .string(self.key), "text": .string(self.value)]
+        let model = try self.request(client, .set, parameters, as: SetResultViewModel.init(json:))
+        return self.present(json: model.json) { SetResultRenderer.render(model, style: style) }
+    }
+}

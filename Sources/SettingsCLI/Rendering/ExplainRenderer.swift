@@ -1,0 +1,59 @@
+package import SettingsAPI
+
+/// Renders the reply of `Explain` (`settingsctl explain KEY`): the key's title, summary, type and constraint,
+/// then a table of its layers with the winning one marked.
+///
+/// ```
+/// network.proxy.port: Port
+///   Port of the manual proxy
+///   type int, 1..65535
+///
+///    LAYER        VALUE  SOURCE
+///    default      3128   config/modules/network.json
+///    recommended  -      https://fleet.example/settings.json
+/// *  local        8080   this host
+///    mandatory    -      https://fleet.example/settings.json
+///
+/// * wins: network.proxy.port is 8080 (local)
+/// ```
+package enum ExplainRenderer {
+    /// The marker of the winning layer.
+    package static let winnerMarker = "*"
+    /// What an absent layer shows as its value.
+    package static let absentValue = "-"
+
+    /// The text, lines joined with newlines, without a final newline.
+    package static func render(_ model: ExplainViewModel, style: TextStyle = .plain) -> String {
+        let item = model.item
+        var lines = [item.title.isEmpty ? style.strong(item.key) : "\(style.strong(item.key)): \(item.title)"]
+        if !item.summary.isEmpty { lines.append("  " + TableFormatter.printable(item.summary)) }
+        var typeLine = "  type \(item.type)"
+        if let constraint = item.constraint, !constraint.isEmpty { typeLine += ", \(constraint)" }
+        if item.locked { typeLine += "; locked, local changes are refused" }
+        lines.append(typeLine)
+        lines.append("")
+
+        let table = TableFormatter(
+            columns: [.init(), .init("LAYER"), .init("VALUE"), .init("SOURCE")],
+            style: style
+        )
+        let rows: [[TableFormatter.Cell]] = model.layers.map { layer in
+            let wins = layer.layer == model.winner
+            let value =
+                layer.present
+                ? TableFormatter.Cell(layer.display ?? layer.value?.serialized() ?? "", wins ? .strong : .none)
+                : TableFormatter.Cell(Self.absentValue, .faint)
+            return [
+                TableFormatter.Cell(wins ? Self.winnerMarker : "", .notice),
+                TableFormatter.Cell(layer.layer.rawValue, wins ? .strong : .none), value,
+                TableFormatter.Cell(layer.source, .faint),
+            ]
+        }
+        lines += table.render(rows)
+        lines.append("")
+        lines.append(
+            style.faint("\(Self.winnerMarker) wins: \(item.key) is \(item.display) (\(model.winner.rawValue))")
+        )
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,59 @@
+package import SettingsAPI
+
+/// Renders the reply of `ShowModule` (`settingsctl show MODULE`): the module's title and description, then
+/// each section as a heading over its items, aligned across sections, then a legend of the markers.
+///
+/// ```
+/// Network (network, revision 7)
+/// Proxy and name resolution for this host
+///
+/// Proxy
+///   network.proxy.mode  manual  *  [locked]  Proxy mode
+///   network.proxy.port  3128                 Port
+///
+/// * modified (not the schema default)   [locked] mandated by the fleet; local changes are refused
+/// ```
+package enum ModuleRenderer {
+    /// The marker of an item whose value is not the schema default.
+    package static let modifiedMarker = "*"
+    /// The marker of an item the fleet mandates.
+    package static let lockedMarker = "[locked]"
+    /// The line that explains the markers.
+    package static let legend =
+        "\(modifiedMarker) modified (not the schema default)   \(lockedMarker) mandated by the fleet;"
+        + " local changes are refused"
+
+    /// The text, lines joined with newlines, without a final newline.
+    package static func render(_ model: ModuleViewModel, style: TextStyle = .plain) -> String {
+        var lines = ["\(style.strong(model.title)) (\(model.module), revision \(model.revision))"]
+        if !model.description.isEmpty { lines.append(TableFormatter.printable(model.description)) }
+
+        let table = TableFormatter(columns: Array(repeating: .init(), count: 5), indent: 2, style: style)
+        let rows = model.sections.flatMap { section in section.items.map(Self.row) }
+        var itemLines = table.render(rows)[...]
+        for section in model.sections {
+            lines.append("")
+            lines.append(style.strong(TableFormatter.printable(section.title.isEmpty ? section.id : section.title)))
+            if section.items.isEmpty { lines.append(style.faint("  (no settings)")) }
+            lines += itemLines.prefix(section.items.count)
+            itemLines = itemLines.dropFirst(section.items.count)
+        }
+        if model.sections.isEmpty {
+            lines.append("")
+            lines.append(style.faint("(no settings)"))
+        }
+        lines.append("")
+        lines.append(style.faint(Self.legend))
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ item: ItemViewModel) -> [TableFormatter.Cell] {
+        [
+            TableFormatter.Cell(item.key),
+            TableFormatter.Cell(item.display, item.modified ? .strong : .none),
+            TableFormatter.Cell(item.modified ? Self.modifiedMarker : "", .notice),
+            TableFormatter.Cell(item.locked ? Self.lockedMarker : "", .warning),
+            TableFormatter.Cell(item.title, .faint),
+        ]
+    }
+}

@@ -1,0 +1,128 @@
+/// Lays out rows of cells in aligned columns, as plain lines without trailing spaces.
+///
+/// Widths are measured on the text (wide characters count two columns, control characters are shown
+/// escaped), then each cell is padded and only its text is styled, so colour never breaks the alignment.
+package struct TableFormatter: Sendable {
+    /// How a column's cells are padded.
+    package enum Alignment: Sendable, Hashable {
+        case left
+        case right
+    }
+
+    /// A column: its heading (none for a table without a header row) and alignment.
+    package struct Column: Sendable, Hashable {
+        package var header: String
+        package var alignment: Alignment
+
+        package init(_ header: String = "", alignment: Alignment = .left) {
+            self.header = header
+            self.alignment = alignment
+        }
+    }
+
+    /// One cell: its text and how to emphasize it.
+    package struct Cell: Sendable, Hashable, ExpressibleByStringLiteral {
+        package var text: String
+        package var emphasis: TextStyle.Emphasis
+
+        package init(_ text: String, _ emphasis: TextStyle.Emphasis = .none) {
+            self.text = text
+            self.emphasis = emphasis
+        }
+
+        package init(stringLiteral value: String) {
+            self.init(value)
+        }
+    }
+
+    package var columns: [Column]
+    /// Spaces before every line.
+    package var indent: Int
+    /// Spaces between columns.
+    package var spacing: Int
+    package var style: TextStyle
+
+    package init(columns: [Column], indent: Int = 0, spacing: Int = 2, style: TextStyle = .plain) {
+        self.columns = columns
+        self.indent = indent
+        self.spacing = spacing
+        self.style = style
+    }
+
+    /// Whether a header row is written: when at least one column has a heading.
+    package var hasHeader: Bool { self.columns.contains { !$0.header.isEmpty } }
+
+    /// The lines of the table: the header row first when there is one, then one line per row.
+    ///
+    /// A row with fewer cells than columns is padded with empty cells; extra cells are dropped.
+    package func render(_ rows: [[Cell]]) -> [String] {
+        var table = rows.map { row in
+            self.columns.indices.map { index in
+                index < row.count ? Cell(Self.printable(row[index].text), row[index].emphasis) : Cell("")
+            }
+        }
+        if self.hasHeader {
+            table.insert(self.columns.map { Cell($0.header, .strong) }, at: 0)
+        }
+        var widths = [Int](repeating: 0, count: self.columns.count)
+        for row in table {
+            for (index, cell) in row.enumerated() {
+                widths[index] = max(widths[index], Self.width(of: cell.text))
+            }
+        }
+        let margin = String(repeating: " ", count: self.indent)
+        let gap = String(repeating: " ", count: self.spacing)
+        return table.map { row in
+            var line = margin
+            for (index, cell) in row.enumerated() {
+                if index > 0 { line += gap }
+                let padding = String(repeating: " ", count: widths[index] - Self.width(of: cell.text))
+                let text = self.style.apply(cell.emphasis, to: cell.text)
+                line += self.columns[index].alignment == .left ? text + padding : padding + text
+            }
+            return Self.trimmingTrailingSpaces(line)
+        }
+    }
+
+    /// The number of terminal columns `text` takes: two for East Asian wide characters and emoji,
+    /// none for combining marks, one otherwise.
+    package static func width(of text: String) -> Int {
+        var total = 0
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: continue
+            case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+                0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+                0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+                total += 2
+            default: total += 1
+            }
+        }
+        return total
+    }
+
+    /// `text` with line breaks, tabs and other control characters shown as escapes, so a cell is one line.
+    package static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func trimmingTrailingSpaces(_ line: String) -> String {
+        var end = line.endIndex
+        while end > line.startIndex, line[line.index(before: end)] == " " {
+            end = line.index(before: end)
+        }
+        return String(line[..<end])
+    }
+}

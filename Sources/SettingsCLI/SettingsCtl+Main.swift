@@ -1,0 +1,56 @@
+import ArgumentParser
+import Glibc
+package import SettingsAPI
+
+extension SettingsCtl {
+    /// Runs `settingsctl` with the process's arguments and exits with a documented ``ExitStatus``.
+    public static func main() {
+        Self.main(nil)
+    }
+
+    /// Runs `settingsctl` with `arguments` (the process's when `nil`) and exits with a documented ``ExitStatus``:
+    /// usage errors exit with 2, not ArgumentParser's 64; a failure prints `settingsctl: MESSAGE` on standard
+    /// error; help and the version go to standard output.
+    public static func main(_ arguments: [String]?) {
+        do {
+            var command = try Self.parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(ExitStatus.success.rawValue)
+        } catch {
+            let status = Self.exitStatus(for: error)
+            let message = Self.message(for: error)
+            if status == .success {
+                if !message.isEmpty { print(message) }
+            } else if !message.isEmpty {
+                StandardError.write(message + "\n")
+            }
+            Glibc.exit(status.rawValue)
+        }
+    }
+
+    /// The exit status for an error thrown while parsing or running a command.
+    ///
+    /// Failures of the call keep their status; ArgumentParser's usage errors (exit code 64) become
+    /// ``ExitStatus/usage``; help and `--version` are ``ExitStatus/success``; anything else is
+    /// ``ExitStatus/failure``.
+    package static func exitStatus(for error: any Error) -> ExitStatus {
+        switch error {
+        case let failure as CLIFailure: return failure.status
+        case let failure as SettingsFailure: return failure.exitCode
+        default:
+            let code = Self.exitCode(for: error)
+            if code == .validationFailure { return .usage }
+            return code.isSuccess ? .success : ExitStatus(rawValue: code.rawValue) ?? .failure
+        }
+    }
+
+    /// What to print for an error: `settingsctl: MESSAGE` for a failure of the call, else ArgumentParser's
+    /// text (an error with the usage, the help, the version).
+    package static func message(for error: any Error) -> String {
+        switch error {
+        case let failure as CLIFailure: "settingsctl: \(failure.message)"
+        case let failure as SettingsFailure: "settingsctl: \(failure.description)"
+        default: Self.fullMessage(for: error)
+        }
+    }
+}

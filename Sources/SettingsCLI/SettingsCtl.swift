@@ -1,0 +1,47 @@
+public import ArgumentParser
+import SettingsAPI
+
+/// `settingsctl`, the View of viper-settings: parses a command, sends it to `viper-settingsd` over its Varlink
+/// socket and renders the ViewModel it gets back, as aligned text or, with `--json`, as JSON.
+///
+/// Run it with ``main()``, which maps every failure to the documented exit statuses (``ExitStatus``).
+public struct SettingsCtl: ParsableCommand {
+    /// The version `--version` prints.
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "settingsctl",
+        abstract: "Query and change the typed system settings served by viper-settingsd.",
+        discussion: Self.discussion,
+        version: "settingsctl \(Self.version)",
+        subcommands: [
+            ModulesCommand.self, ShowCommand.self, GetCommand.self, SetCommand.self, ResetCommand.self,
+            ExplainCommand.self,
+        ]
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    public init() {}
+
+    /// The help text after the command list: the socket lookup, the exit statuses and examples.
+    static var discussion: String {
+        let statuses = ExitStatus.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+        return """
+            Settings are grouped in modules; a key is MODULE.SECTION.ITEM, e.g. network.proxy.port. Each \
+            command prints text for people; --json prints the daemon's reply as JSON instead.
+
+            The daemon's socket: --socket PATH, else $\(SocketLocator.environmentVariable), else \
+            \(SocketLocator.systemPath) if it exists, else $XDG_RUNTIME_DIR/\(SocketLocator.runtimeDirectorySuffix).
+
+            Exit status:
+            \(statuses)
+
+            Examples:
+              settingsctl get network.proxy.port
+              settingsctl set network.proxy.port 8080
+              settingsctl set updates.channels stable,beta
+              settingsctl --json show network
+            """
+    }
+}

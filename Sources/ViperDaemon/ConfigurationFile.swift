@@ -1,0 +1,64 @@
+/// A `viper-settingsd.conf` file: `key = value` lines, `#` comments, blank lines.
+public struct ConfigurationFile: Sendable, Equatable {
+    /// The keys the daemon understands, with what they mean (for errors and `--help`).
+    public static let knownKeys: [String: String] = [
+        "modules-dir": "directory of module schemas (NAME.json)",
+        "state-dir": "directory of state files",
+        "socket": "path of the Unix socket to listen on",
+        "log-level": "trace, debug, info, notice, warning, error or critical",
+        "max-message-size": "largest client message in bytes",
+        "max-connections-per-uid": "connections one user may hold at once",
+    ]
+
+    /// The values by key.
+    public var values: [String: String]
+    /// The file's path, to resolve relative paths and name it in errors.
+    public var path: String
+
+    /// Parses the text of a configuration file.
+    public init(text: String, path: String) throws(ConfigurationError) {
+        self.path = path
+        self.values = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingWhitespace()
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError("\(path):\(index + 1): expected 'key = value', found '\(line)'")
+            }
+            let key = line[..<equals].trimmingWhitespace()
+            var value = line[line.index(after: equals)...].trimmingWhitespace()
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
+            guard Self.knownKeys[key] != nil else {
+                let known = Self.knownKeys.keys.sorted().joined(separator: ", ")
+                throw ConfigurationError("\(path):\(index + 1): unknown setting '\(key)' (known: \(known))")
+            }
+            self.values[key] = value
+        }
+    }
+
+    /// A path value, relative paths taken relative to the file's directory.
+    public func pathValue(_ key: String) -> String? {
+        guard let value = self.values[key] else { return nil }
+        if value.hasPrefix("/") { return value }
+        let directory = self.path.contains("/") ? String(self.path[..<self.path.lastIndex(of: "/")!]) : "."
+        return "\(directory)/\(value)"
+    }
+}
+
+/// The configuration could not be used; the message names the file, line or flag and what is wrong.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { self.message }
+}
+
+extension StringProtocol {
+    func trimmingWhitespace() -> String {
+        var slice = Substring(self)
+        while slice.first?.isWhitespace == true { slice = slice.dropFirst() }
+        while slice.last?.isWhitespace == true { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,33 @@
+public import Logging
+
+/// The daemon's settings after the configuration file and the command line were read; flags win.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// Where module schemas are read from.
+    public var modulesDirectory: String
+    /// Where state files are written.
+    public var stateDirectory: String
+    /// The socket path to bind, when not socket-activated.
+    public var socketPath: String
+    /// The lowest level that is logged.
+    public var logLevel: Logger.Level
+    /// The largest message a client may send, in bytes.
+    public var maximumMessageSize: Int
+    /// How many connections one uid may hold at once.
+    public var maximumConnectionsPerUID: Int
+
+    public init(
+        modulesDirectory: String,
+        stateDirectory: String,
+        socketPath: String,
+        logLevel: Logger.Level = .info,
+        maximumMessageSize: Int = 1 << 20,
+        maximumConnectionsPerUID: Int = 128
+    ) {
+        self.modulesDirectory = modulesDirectory
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.logLevel = logLevel
+        self.maximumMessageSize = maximumMessageSize
+        self.maximumConnectionsPerUID = maximumConnectionsPerUID
+    }
+}

@@ -1,0 +1,63 @@
+import SettingsAPI
+public import ViperSettings
+
+/// `io.viper.settings` over Varlink: checks a call's parameters, turns it into a ``SettingsRequest`` for the
+/// Router and sends back the ViewModel, or the declared error.
+public struct SettingsVarlinkInterface: VarlinkInterface {
+    private let router: SettingsRouter
+
+    /// Creates the interface on top of the module router.
+    public init(router: SettingsRouter) {
+        self.router = router
+    }
+
+    public var name: String { SettingsFailure.interface }
+
+    public var description: String { SettingsMethod.interfaceDescription }
+
+    public var methods: Set<String> { Set(SettingsMethod.allCases.map(\.rawValue)) }
+
+    public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: any VarlinkReplySink) async throws {
+        let request = try Self.request(for: call)
+        let view = VarlinkSettingsView()
+        await self.router.handle(request, caller: Caller(uid: peer.uid, gid: peer.gid, pid: peer.pid), view: view)
+        switch view.outcome {
+        case .success(let viewModel):
+            try await replies.reply(viewModel.json, continues: false)
+        case .failure(let failure):
+            throw VarlinkError(name: failure.errorName, parameters: failure.parameters)
+        case nil:
+            throw VarlinkError.methodNotImplemented(call.method)
+        }
+    }
+
+    /// Reads a call into a request; a missing or mistyped parameter is `InvalidParameter` naming it.
+    static func request(for call: VarlinkCall) throws(VarlinkError) -> SettingsRequest {
+        let method = call.method.split(separator: ".").last.map(String.init) ?? call.method
+        guard let known = SettingsMethod(rawValue: method) else { throw .methodNotFound(call.method) }
+        let parameters = call.parameters
+        func string(_ name: String) throws(VarlinkError) -> String {
+            guard let value = parameters[name]?.stringValue else { throw .invalidParameter(name) }
+            return value
+        }
+        switch known {
+        case .listModules: return .listModules
+        case .showModule: return .showModule(try string("module"))
+        case .get: return .get(key: try string("key"))
+        case .explain: return .explain(key: try string("key"))
+        case .reset: return .reset(target: try string("key"))
+        case .set:
+            let key = try string("key")
+            let value = parameters["value"].flatMap { $0 == .null ? nil : $0 }
+            let text = parameters["text"].flatMap { $0 == .null ? nil : $0 }
+            switch (value, text) {
+            case (let value?, nil): return .set(key: key, input: .json(value))
+            case (nil, let text?):
+                guard let text = text.stringValue else { throw .invalidParameter("text") }
+                return .set(key: key, input: .text(text))
+            case (nil, nil): throw .invalidParameter("value")
+            case (_?, _?): throw .invalidParameter("text")
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import SettingsAPI
+import Synchronization
+import ViperSettings
+
+/// The View of one Varlink call: keeps what the Presenter displays so the interface can send it as the reply.
+final class VarlinkSettingsView: SettingsViewProtocol {
+    private let state = Mutex<Result<SettingsViewModel, SettingsFailure>?>(nil)
+
+    /// What was displayed, if anything.
+    var outcome: Result<SettingsViewModel, SettingsFailure>? { self.state.withLock { $0 } }
+
+    func display(_ viewModel: SettingsViewModel) async {
+        self.state.withLock { $0 = .success(viewModel) }
+    }
+
+    func display(failure: SettingsFailure) async {
+        self.state.withLock { $0 = .failure(failure) }
+    }
+}

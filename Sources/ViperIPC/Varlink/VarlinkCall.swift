@@ -1,0 +1,33 @@
+public import SettingsAPI
+
+/// One method call as received.
+public struct VarlinkCall: Sendable, Hashable {
+    /// The fully qualified method name, e.g. `io.viper.settings.Get`.
+    public var method: String
+    /// The call's parameters; an absent or `null` `parameters` member arrives as an empty object.
+    public var parameters: [String: JSONValue]
+    /// Whether the client asked for several replies (`more: true`).
+    public var more: Bool
+    /// Whether the client wants no reply at all (`oneway: true`).
+    public var oneway: Bool
+
+    /// Creates a call from its parts.
+    public init(method: String, parameters: [String: JSONValue] = [:], more: Bool = false, oneway: Bool = false) {
+        self.method = method
+        self.parameters = parameters
+        self.more = more
+        self.oneway = oneway
+    }
+
+    /// The interface part of ``method``: everything before the last dot (empty if there is no dot).
+    public var interfaceName: String {
+        guard let dot = self.method.lastIndex(of: ".") else { return "" }
+        return String(self.method[..<dot])
+    }
+
+    /// The bare method name: everything after the last dot.
+    public var methodName: String {
+        guard let dot = self.method.lastIndex(of: ".") else { return self.method }
+        return String(self.method[self.method.index(after: dot)...])
+    }
+}

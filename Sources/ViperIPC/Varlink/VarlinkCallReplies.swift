@@ -1,0 +1,94 @@
+import Logging
+import NIOCore
+import SettingsAPI
+import Synchronization
+
+/// The ``VarlinkReplySink`` of one call: enforces the reply rules and writes replies to the connection.
+final class VarlinkCallReplies: VarlinkReplySink {
+    private struct State {
+        /// Whether the last reply was sent or the call ended.
+        var finished = false
+        /// Whether writing to the connection failed, i.e. the peer went away.
+        var writeFailed = false
+    }
+
+    /// The call being answered.
+    let call: VarlinkCall
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// The connection's logger, with the call's method in its metadata.
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(call: VarlinkCall, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, logger: Logger) {
+        self.call = call
+        self.outbound = outbound
+        self.logger = logger
+    }
+
+    /// Whether a write to the connection failed, so the peer can no longer be answered.
+    var writeFailed: Bool { self.state.withLock { $0.writeFailed } }
+
+    func reply(_ parameters: JSONValue, continues: Bool) async throws {
+        guard case .object = parameters else {
+            self.logger.error(
+                "Varlink handler replied with parameters that are not an object",
+                metadata: ["json_type": "\(parameters.typeName)"]
+            )
+            throw VarlinkServerError.replyParametersNotAnObject
+        }
+        var continues = continues
+        if continues && !self.call.more {
+            self.logger.error(
+                "Varlink handler replied with continues to a call without more; sending it as the last reply"
+            )
+            continues = false
+        }
+        let isLast = !continues
+        let accepted = self.state.withLock { state in
+            guard !state.finished else { return false }
+            state.finished = isLast
+            return true
+        }
+        guard accepted else {
+            self.logger.error("Varlink handler replied after the last reply of its call")
+            throw VarlinkServerError.replyAfterLastReply
+        }
+        try await self.send(VarlinkReply(parameters: parameters, continues: continues))
+    }
+
+    /// Sends `error` as the last reply; if the call already had its last reply, logs and drops it.
+    func fail(with error: VarlinkError) async throws {
+        let accepted = self.state.withLock { state in
+            guard !state.finished else { return false }
+            state.finished = true
+            return true
+        }
+        guard accepted else {
+            self.logger.warning(
+                "Varlink handler threw an error after the last reply of its call; dropping it",
+                metadata: ["varlink_error": "\(error.name)"]
+            )
+            return
+        }
+        try await self.send(VarlinkReply(error: error))
+    }
+
+    /// Ends the call: later replies are refused. Returns whether the call got its last reply (or needs none).
+    func end() -> Bool {
+        let finished = self.state.withLock { state in
+            defer { state.finished = true }
+            return state.finished
+        }
+        return finished || self.call.oneway
+    }
+
+    private func send(_ reply: VarlinkReply) async throws {
+        guard !self.call.oneway else { return }
+        do {
+            try await self.outbound.write(reply.encoded())
+        } catch {
+            self.state.withLock { $0.writeFailed = true }
+            throw error
+        }
+    }
+}

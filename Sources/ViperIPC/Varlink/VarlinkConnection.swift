@@ -1,0 +1,138 @@
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SettingsAPI
+
+/// Serves one accepted connection: reads its calls one after another and answers each before the next.
+struct VarlinkConnection: Sendable {
+    /// The connection, with NUL-separated messages as inbound elements and encoded replies as outbound ones.
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    /// Who is connected.
+    let peer: PeerCredentials
+    /// The served interfaces by name, `org.varlink.service` included.
+    let interfaces: [String: any VarlinkInterface]
+    /// How long the connection may stay without a call; `nil` for no limit.
+    let idleTimeout: Duration?
+    /// The server's logger with the client's metadata.
+    let logger: Logger
+
+    /// Serves the connection until the client closes it, a protocol violation or limit closes it, the server
+    /// shuts down gracefully, or the task is cancelled. Never throws: failures are logged.
+    func run() async {
+        let activity = VarlinkConnectionActivity(
+            channel: self.channel.channel,
+            idleTimeout: self.idleTimeout,
+            logger: self.logger
+        )
+        do {
+            try await self.channel.executeThenClose { inbound, outbound in
+                try await withGracefulShutdownHandler {
+                    try await self.serve(inbound: inbound, outbound: outbound, activity: activity)
+                } onGracefulShutdown: {
+                    activity.shutDown()
+                }
+            }
+        } catch let error as VarlinkFrameTooLargeError {
+            self.logger.notice(
+                "Closing Varlink connection: message exceeds the size limit",
+                metadata: ["message_size": "\(error.size)", "message_size_limit": "\(error.limit)"]
+            )
+        } catch {
+            self.logger.debug("Varlink connection failed", metadata: ["error": "\(error)"])
+        }
+        self.logger.debug("Varlink connection closed")
+    }
+
+    private func serve(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        activity: VarlinkConnectionActivity
+    ) async throws {
+        var messages = inbound.makeAsyncIterator()
+        while activity.becomeIdle(), let message = try await messages.next() {
+            guard activity.beginCall() else { return }
+            guard try await self.process(message, outbound: outbound) else { return }
+        }
+    }
+
+    /// Handles one message; returns whether the connection stays open.
+    private func process(
+        _ message: ByteBuffer,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    ) async throws -> Bool {
+        switch VarlinkRequest(message: message) {
+        case .protocolViolation(let reason):
+            self.logger.notice(
+                "Closing Varlink connection after a protocol violation",
+                metadata: ["reason": "\(reason)"]
+            )
+            return false
+        case .invalid(let method, let oneway, let error):
+            self.logger.debug(
+                "Invalid Varlink call",
+                metadata: [
+                    "varlink_method": "\(method)",
+                    "varlink_error": "\(error.name)",
+                    "varlink_error_parameters": "\(error.parameters.serialized())",
+                ]
+            )
+            if !oneway {
+                try await outbound.write(VarlinkReply(error: error).encoded())
+            }
+            return true
+        case .call(let call):
+            return await self.dispatch(call, outbound: outbound)
+        }
+    }
+
+    /// Routes a call to its interface and sends its replies; returns whether the connection stays open.
+    private func dispatch(_ call: VarlinkCall, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async -> Bool {
+        var logger = self.logger
+        logger[metadataKey: "varlink_method"] = "\(call.method)"
+        logger.trace("Varlink call", metadata: ["more": "\(call.more)", "oneway": "\(call.oneway)"])
+        let replies = VarlinkCallReplies(call: call, outbound: outbound, logger: logger)
+        do {
+            guard let interface = self.interfaces[call.interfaceName] else {
+                throw VarlinkError.interfaceNotFound(call.interfaceName)
+            }
+            guard interface.methods.contains(call.methodName) else {
+                throw VarlinkError.methodNotFound(call.method)
+            }
+            if call.more {
+                try await withCancellationOnGracefulShutdown { [peer] in
+                    try await interface.handle(call, peer: peer, replies: replies)
+                }
+            } else {
+                try await interface.handle(call, peer: self.peer, replies: replies)
+            }
+        } catch let error as VarlinkError {
+            logger.debug("Varlink call failed", metadata: ["varlink_error": "\(error.name)"])
+            do {
+                try await replies.fail(with: error)
+            } catch {
+                logger.debug("Could not send a Varlink error reply", metadata: ["error": "\(error)"])
+                return false
+            }
+        } catch {
+            _ = replies.end()
+            if self.isClosing(replies) {
+                logger.debug("Varlink call ended with the connection", metadata: ["error": "\(error)"])
+            } else {
+                logger.error("Varlink handler failed; closing the connection", metadata: ["error": "\(error)"])
+            }
+            return false
+        }
+        guard replies.end() else {
+            if !self.isClosing(replies) {
+                logger.error("Varlink handler returned without its last reply; closing the connection")
+            }
+            return false
+        }
+        return !replies.writeFailed
+    }
+
+    /// Whether the connection or the server is going away, so that an unfinished call is no handler bug.
+    private func isClosing(_ replies: VarlinkCallReplies) -> Bool {
+        replies.writeFailed || Task.isCancelled || Task.isShuttingDownGracefully
+    }
+}

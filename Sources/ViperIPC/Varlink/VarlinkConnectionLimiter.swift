@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Counts open connections, in total and per peer uid, against the configured maximums.
+final class VarlinkConnectionLimiter: Sendable {
+    /// Why a connection was refused.
+    enum Refusal: Sendable, Hashable {
+        case tooManyConnections
+        case tooManyConnectionsForUID
+    }
+
+    private struct Counts {
+        var total = 0
+        var perUID: [UInt32: Int] = [:]
+    }
+
+    private let maximumConnections: Int
+    private let maximumConnectionsPerUID: Int
+    private let counts = Mutex(Counts())
+
+    init(maximumConnections: Int, maximumConnectionsPerUID: Int) {
+        self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerUID = maximumConnectionsPerUID
+    }
+
+    /// Counts a new connection from `uid`, or returns why it must be refused (then nothing is counted).
+    func acquire(uid: UInt32) -> Refusal? {
+        self.counts.withLock { counts in
+            if counts.total >= self.maximumConnections { return .tooManyConnections }
+            let forUID = counts.perUID[uid, default: 0]
+            if forUID >= self.maximumConnectionsPerUID { return .tooManyConnectionsForUID }
+            counts.total += 1
+            counts.perUID[uid] = forUID + 1
+            return nil
+        }
+    }
+
+    /// Uncounts a connection counted by ``acquire(uid:)``.
+    func release(uid: UInt32) {
+        self.counts.withLock { counts in
+            counts.total -= 1
+            let forUID = counts.perUID[uid, default: 1] - 1
+            counts.perUID[uid] = forUID > 0 ? forUID : nil
+        }
+    }
+}

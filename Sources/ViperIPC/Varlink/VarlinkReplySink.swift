@@ -1,0 +1,24 @@
+public import SettingsAPI
+
+/// Where a handler writes the replies to one call.
+///
+/// A call without `more` gets exactly one reply. A call with `more` gets any number of replies with
+/// `continues: true`, then a last one without it. After the last reply, further replies throw
+/// ``VarlinkServerError/replyAfterLastReply``. Replies to a `oneway` call are accepted and dropped.
+public protocol VarlinkReplySink: Sendable {
+    /// Sends one reply.
+    ///
+    /// - Parameters:
+    ///   - parameters: The reply's parameters; must be an object.
+    ///   - continues: Whether more replies follow; only allowed when the call had `more`. A `continues` reply
+    ///     to a call without `more` is a programming error: it is logged and sent as the last reply.
+    /// - Throws: ``VarlinkServerError`` on misuse, or the transport's error when the peer went away.
+    func reply(_ parameters: JSONValue, continues: Bool) async throws
+}
+
+extension VarlinkReplySink {
+    /// Sends the last (or only) reply to a call.
+    public func reply(_ parameters: JSONValue) async throws {
+        try await self.reply(parameters, continues: false)
+    }
+}

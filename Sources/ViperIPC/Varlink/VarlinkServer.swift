@@ -1,0 +1,203 @@
+public import Logging
+public import NIOCore
+import NIOPosix
+public import ServiceLifecycle
+
+/// A Varlink server on a Unix socket, run as a swift-service-lifecycle `Service`.
+///
+/// It serves `org.varlink.service` and the given interfaces. Calls on one connection are answered strictly in
+/// order, one after another; connections are served concurrently. On graceful shutdown it stops accepting,
+/// closes idle connections, lets calls in progress finish (streaming calls are cancelled), then returns and
+/// removes its socket file. On cancellation everything stops at once.
+///
+/// ```swift
+/// let server = VarlinkServer(configuration: configuration, interfaces: [settings],
+///                            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+/// // in a ServiceGroup, or:
+/// async let serving: Void = server.run()
+/// try await server.waitUntilListening()
+/// ```
+public final class VarlinkServer: Service, Sendable {
+    private let configuration: VarlinkServerConfiguration
+    private let interfaces: [String: any VarlinkInterface]
+    private let eventLoopGroup: any EventLoopGroup
+    private let logger: Logger
+    private let readiness = VarlinkServerReadiness()
+    private let limiter: VarlinkConnectionLimiter
+
+    /// Creates a server; it listens once ``run()`` is called.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where to listen, what `GetInfo` reports and the limits.
+    ///   - interfaces: The interfaces to serve besides `org.varlink.service`. Their names must be distinct and
+    ///     must not be `org.varlink.service` (a precondition).
+    ///   - eventLoopGroup: The NIO event loops to run the sockets on, usually `MultiThreadedEventLoopGroup.singleton`.
+    ///   - logger: Where the server logs; connection logs carry `client_uid`, `client_pid` and `client_gid`.
+    public init(
+        configuration: VarlinkServerConfiguration,
+        interfaces: [any VarlinkInterface],
+        eventLoopGroup: any EventLoopGroup,
+        logger: Logger
+    ) {
+        let service = VarlinkServiceInterface(configuration: configuration, interfaces: interfaces)
+        var byName: [String: any VarlinkInterface] = [service.name: service]
+        for interface in interfaces {
+            precondition(byName[interface.name] == nil, "Varlink interface \(interface.name) is served twice")
+            byName[interface.name] = interface
+        }
+        self.configuration = configuration
+        self.interfaces = byName
+        self.eventLoopGroup = eventLoopGroup
+        self.logger = logger
+        self.limiter = VarlinkConnectionLimiter(
+            maximumConnections: configuration.maximumConnections,
+            maximumConnectionsPerUID: configuration.maximumConnectionsPerUID
+        )
+    }
+
+    /// Returns once the server accepts connections (at once if it already does).
+    ///
+    /// - Throws: ``VarlinkServerError/notListening`` if ``run()`` failed to listen or already returned;
+    ///   `CancellationError` if the waiting task is cancelled.
+    public func waitUntilListening() async throws {
+        try await self.readiness.waitUntilListening()
+    }
+
+    /// Listens and serves until graceful shutdown or cancellation. A server runs once.
+    ///
+    /// - Throws: ``VarlinkServerError`` or a NIO error if it cannot listen; nothing once it listens.
+    public func run() async throws {
+        try self.readiness.start()
+        defer { self.readiness.markStopped() }
+        var socketFile: VarlinkSocketFile?
+        let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        do {
+            (listener, socketFile) = try await self.listen()
+        } catch {
+            self.logger.error("Varlink server cannot listen", metadata: ["error": "\(error)"])
+            throw error
+        }
+        defer { socketFile?.remove() }
+        self.logger.info("Varlink server listening", metadata: ["endpoint": "\(self.endpointDescription)"])
+        self.readiness.markListening()
+
+        await withGracefulShutdownHandler {
+            await self.serve(listener)
+        } onGracefulShutdown: {
+            listener.channel.close(promise: nil)
+        }
+        self.logger.info("Varlink server stopped", metadata: ["endpoint": "\(self.endpointDescription)"])
+    }
+
+    private var endpointDescription: String {
+        switch self.configuration.endpoint {
+        case .path(let path): path
+        case .listeningDescriptor(let descriptor): "fd \(descriptor)"
+        }
+    }
+
+    /// Binds the endpoint; returns the listening channel and, for a path, the socket file to remove at the end.
+    private func listen() async throws -> (
+        NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, VarlinkSocketFile?
+    ) {
+        guard let bootstrap = ServerBootstrap(validatingGroup: self.eventLoopGroup) else {
+            throw VarlinkServerError.unsupportedEventLoopGroup
+        }
+        let maximumMessageSize = self.configuration.maximumMessageSize
+        let configured =
+            bootstrap
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
+                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+        switch self.configuration.endpoint {
+        case .path(let path):
+            var socketFile = try VarlinkSocketFile.prepare(path: path)
+            let listener = try await configured.bind(
+                unixDomainSocketPath: path,
+                childChannelInitializer: initializer
+            )
+            do {
+                try socketFile.publish()
+            } catch {
+                try? await listener.channel.close()
+                throw error
+            }
+            return (listener, socketFile)
+        case .listeningDescriptor(let descriptor):
+            let listener = try await configured.bind(descriptor, childChannelInitializer: initializer)
+            return (listener, nil)
+        }
+    }
+
+    /// Accepts connections until the listener closes, then waits for the connections to end.
+    private func serve(_ listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async {
+        await withDiscardingTaskGroup { group in
+            do {
+                try await listener.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask {
+                            await self.serveConnection(connection)
+                        }
+                    }
+                }
+            } catch is CancellationError {
+                // Cancelled: the server stops.
+            } catch {
+                self.logger.warning("Varlink listener failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Checks the limits for a new connection, then serves it.
+    private func serveConnection(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let peer: PeerCredentials
+        do {
+            peer = try await PeerCredentials.read(from: channel.channel)
+        } catch {
+            self.logger.warning("Closing Varlink connection without peer credentials", metadata: ["error": "\(error)"])
+            await Self.close(channel)
+            return
+        }
+        var logger = self.logger
+        logger[metadataKey: "client_uid"] = "\(peer.uid)"
+        logger[metadataKey: "client_pid"] = "\(peer.pid)"
+        logger[metadataKey: "client_gid"] = "\(peer.gid)"
+        if let refusal = self.limiter.acquire(uid: peer.uid) {
+            switch refusal {
+            case .tooManyConnections:
+                logger.notice(
+                    "Closing new Varlink connection: too many connections",
+                    metadata: ["connection_limit": "\(self.configuration.maximumConnections)"]
+                )
+            case .tooManyConnectionsForUID:
+                logger.notice(
+                    "Closing new Varlink connection: too many connections for this uid",
+                    metadata: ["connection_limit": "\(self.configuration.maximumConnectionsPerUID)"]
+                )
+            }
+            await Self.close(channel)
+            return
+        }
+        defer { self.limiter.release(uid: peer.uid) }
+        logger.debug("Varlink connection accepted")
+        let connection = VarlinkConnection(
+            channel: channel,
+            peer: peer,
+            interfaces: self.interfaces,
+            idleTimeout: self.configuration.idleTimeout,
+            logger: logger
+        )
+        await connection.run()
+    }
+
+    private static func close(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        try? await channel.executeThenClose { _, _ in }
+    }
+}

@@ -1,0 +1,56 @@
+/// Where a ``VarlinkServer`` listens, what it reports about itself and the limits it enforces.
+public struct VarlinkServerConfiguration: Sendable {
+    /// Where the server listens.
+    public enum Endpoint: Sendable, Hashable {
+        /// Bind a Unix socket at this path: the parent directory is created if missing (mode 0755), a stale
+        /// socket file is removed first, the socket is made accessible to everyone (mode 0666; authorization is by
+        /// peer uid) and removed again when the server stops.
+        case path(String)
+        /// Serve an already bound and listening socket, e.g. one passed by systemd socket activation
+        /// (`LISTEN_FDS`). Nothing is unlinked when the server stops.
+        case listeningDescriptor(Int32)
+    }
+
+    /// Where the server listens.
+    public var endpoint: Endpoint
+    /// The vendor reported by `org.varlink.service.GetInfo`.
+    public var vendor: String
+    /// The product reported by `org.varlink.service.GetInfo`.
+    public var product: String
+    /// The version reported by `org.varlink.service.GetInfo`.
+    public var version: String
+    /// The URL reported by `org.varlink.service.GetInfo`.
+    public var url: String
+    /// The largest message (JSON text without its NUL terminator) a client may send, in bytes. A longer
+    /// message, complete or not, closes the connection.
+    public var maximumMessageSize: Int
+    /// The most connections served at once; a connection beyond it is closed right away.
+    public var maximumConnections: Int
+    /// The most connections served at once for one peer uid; a connection beyond it is closed right away.
+    public var maximumConnectionsPerUID: Int
+    /// How long a connection may stay without a call in progress before it is closed; `nil` for no limit.
+    public var idleTimeout: Duration?
+
+    /// Creates a configuration.
+    public init(
+        endpoint: Endpoint,
+        vendor: String,
+        product: String,
+        version: String,
+        url: String,
+        maximumMessageSize: Int = 1 << 20,
+        maximumConnections: Int = 4096,
+        maximumConnectionsPerUID: Int = 128,
+        idleTimeout: Duration? = nil
+    ) {
+        self.endpoint = endpoint
+        self.vendor = vendor
+        self.product = product
+        self.version = version
+        self.url = url
+        self.maximumMessageSize = maximumMessageSize
+        self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerUID = maximumConnectionsPerUID
+        self.idleTimeout = idleTimeout
+    }
+}

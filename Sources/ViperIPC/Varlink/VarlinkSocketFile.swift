@@ -1,0 +1,93 @@
+import Glibc
+
+/// The socket file of a ``VarlinkServerConfiguration/Endpoint/path(_:)`` endpoint: prepared before binding,
+/// opened to everyone after, and removed when the server stops if it is still the one the server bound.
+struct VarlinkSocketFile: Sendable {
+    private struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// The socket's path.
+    let path: String
+    private var identity: Identity?
+
+    /// Makes `path` ready for binding: creates missing parent directories (mode 0755) and removes a stale socket.
+    ///
+    /// - Throws: ``VarlinkServerError`` if the path is too long, something that is not a socket is there, a live
+    ///   server listens there, or a system call fails.
+    static func prepare(path: String) throws(VarlinkServerError) -> VarlinkSocketFile {
+        guard !path.isEmpty, path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            throw .socketPathTooLong(path: path)
+        }
+        try Self.createParentDirectories(of: path)
+        var status = stat()
+        if lstat(path, &status) != 0 {
+            guard errno == ENOENT else { throw .socketPathFailure(path: path, operation: "lstat", errno: errno) }
+        } else {
+            guard status.st_mode & S_IFMT == S_IFSOCK else { throw .socketPathOccupied(path: path) }
+            guard !Self.acceptsConnections(path: path) else { throw .socketInUse(path: path) }
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw .socketPathFailure(path: path, operation: "unlink", errno: errno)
+            }
+        }
+        return VarlinkSocketFile(path: path)
+    }
+
+    private init(path: String) {
+        self.path = path
+    }
+
+    /// After binding: lets everyone connect (mode 0666) and remembers which file is ours.
+    mutating func publish() throws(VarlinkServerError) {
+        guard chmod(self.path, 0o666) == 0 else {
+            throw .socketPathFailure(path: self.path, operation: "chmod", errno: errno)
+        }
+        self.identity = Self.identity(of: self.path)
+    }
+
+    /// Removes the socket file, unless it was replaced by another one since ``publish()``.
+    func remove() {
+        guard let identity = self.identity, Self.identity(of: self.path) == identity else { return }
+        _ = unlink(self.path)
+    }
+
+    private static func identity(of path: String) -> Identity? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    private static func createParentDirectories(of path: String) throws(VarlinkServerError) {
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        var directory = ""
+        for (index, component) in components.enumerated() {
+            directory += index == 0 ? String(component) : "/" + component
+            guard !component.isEmpty, component != ".", component != ".." else { continue }
+            var status = stat()
+            if lstat(directory, &status) == 0 { continue }
+            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
+                throw .socketPathFailure(path: directory, operation: "mkdir", errno: errno)
+            }
+        }
+    }
+
+    /// Whether a server accepts connections on the socket at `path` (a stale socket refuses them).
+    private static func acceptsConnections(path: String) -> Bool {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let descriptor = socket(AF_UNIX, type, 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            bytes.copyBytes(from: path.utf8)
+        }
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                connect(descriptor, socketAddress, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0 || errno == EAGAIN || errno == EINPROGRESS
+    }
+}

@@ -1,0 +1,129 @@
+public import SettingsAPI
+
+/// Why a value does not fit a type: a reason for people, e.g. "must be within 1..65535".
+public struct ValueRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { self.reason }
+}
+
+extension SettingType {
+    /// Checks a typed JSON value against this type and its constraints; integers are accepted for doubles.
+    public func value(fromJSON json: JSONValue) throws(ValueRejection) -> SettingValue {
+        switch (self, json) {
+        case (.bool, .bool(let value)): return .bool(value)
+        case (.int, .int(let value)): return try self.checked(.int(value))
+        case (.int, .double(let value)) where value.rounded() == value && abs(value) < 9.0e18:
+            return try self.checked(.int(Int64(value)))
+        case (.double, .int(let value)): return try self.checked(.double(Double(value)))
+        case (.double, .double(let value)): return try self.checked(.double(value))
+        case (.string, .string(let value)): return try self.checked(.string(value))
+        case (.strings, .array(let elements)):
+            var strings: [String] = []
+            for element in elements {
+                guard let string = element.stringValue else {
+                    throw ValueRejection("expected a list of strings, found a \(element.typeName) in the list")
+                }
+                strings.append(string)
+            }
+            return .strings(strings)
+        default:
+            throw ValueRejection("expected \(self.expected), found \(json.typeName)")
+        }
+    }
+
+    /// Reads text typed on a command line by this type: `8080`, `true`, `1.25`, `manual`, `stable,beta` or a JSON
+    /// array `["stable","beta"]`.
+    public func value(fromText text: String) throws(ValueRejection) -> SettingValue {
+        switch self {
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": return .bool(true)
+            case "false", "no", "off", "0": return .bool(false)
+            default: throw ValueRejection("expected true or false")
+            }
+        case .int:
+            guard let value = Int64(text.trimmingSpaces) else { throw ValueRejection("expected a whole number") }
+            return try self.checked(.int(value))
+        case .double:
+            guard let value = Double(text.trimmingSpaces), value.isFinite else {
+                throw ValueRejection("expected a number")
+            }
+            return try self.checked(.double(value))
+        case .string:
+            return try self.checked(.string(text))
+        case .strings:
+            let trimmed = text.trimmingSpaces
+            if trimmed.hasPrefix("[") {
+                guard let json = try? JSONValue(parsing: trimmed) else {
+                    throw ValueRejection("expected a JSON array of strings or comma-separated words")
+                }
+                return try self.value(fromJSON: json)
+            }
+            if trimmed.isEmpty { return .strings([]) }
+            return .strings(trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces })
+        }
+    }
+
+    /// Checks a value of the right type against the constraints.
+    public func checked(_ value: SettingValue) throws(ValueRejection) -> SettingValue {
+        switch (self, value) {
+        case (.bool, .bool), (.strings, .strings):
+            return value
+        case (.int(let range), .int(let number)):
+            if let range, !range.contains(number) { throw ValueRejection("must be within \(self.constraint!)") }
+            return value
+        case (.double(let range), .double(let number)):
+            guard number.isFinite else { throw ValueRejection("must be a finite number") }
+            if let range, !range.contains(number) { throw ValueRejection("must be within \(self.constraint!)") }
+            return value
+        case (.double, .int(let number)):
+            return try self.checked(.double(Double(number)))
+        case (.string(let choices, let pattern, let maxLength), .string(let text)):
+            if let choices, !choices.contains(text) {
+                throw ValueRejection("must be one of \(choices.joined(separator: ", "))")
+            }
+            if let maxLength, text.count > maxLength {
+                throw ValueRejection("must be at most \(maxLength) characters, has \(text.count)")
+            }
+            if let pattern {
+                let matches = (try? Regex(pattern).wholeMatch(in: text)) != nil
+                if !matches { throw ValueRejection("must match the pattern \(pattern)") }
+            }
+            return value
+        default:
+            throw ValueRejection("expected \(self.expected), found \(value.typeDescription)")
+        }
+    }
+
+    private var expected: String {
+        switch self {
+        case .bool: "a boolean"
+        case .int: "an integer"
+        case .double: "a number"
+        case .string: "a string"
+        case .strings: "a list of strings"
+        }
+    }
+}
+
+extension SettingValue {
+    fileprivate var typeDescription: String {
+        switch self {
+        case .bool: "a boolean"
+        case .int: "an integer"
+        case .double: "a number"
+        case .string: "a string"
+        case .strings: "a list of strings"
+        }
+    }
+}
+
+extension StringProtocol {
+    fileprivate var trimmingSpaces: String {
+        var slice = Substring(self)
+        while slice.first?.isWhitespace == true { slice = slice.dropFirst() }
+        while slice.last?.isWhitespace == true { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

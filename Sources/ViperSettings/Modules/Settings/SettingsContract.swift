@@ -1,0 +1,116 @@
+public import SettingsAPI
+
+// The Settings module's contract: every protocol between its parts, and the messages they exchange.
+
+/// A value as a client gave it: typed JSON (from a Varlink client) or text (from the command line).
+public enum SettingInput: Sendable, Hashable {
+    case json(JSONValue)
+    case text(String)
+}
+
+/// What a View (one client call) asks the module for.
+public enum SettingsViewEvent: Sendable, Hashable {
+    case showModule
+    case get(path: String)
+    case set(path: String, input: SettingInput)
+    /// Reset one key, or the whole module when `path` is `nil`.
+    case reset(path: String?)
+    case explain(path: String)
+}
+
+/// What the Presenter hands the View.
+public enum SettingsViewModel: Sendable, Hashable {
+    case modules(ModuleListViewModel)
+    case module(ModuleViewModel)
+    case value(ValueViewModel)
+    case set(SetResultViewModel)
+    case reset(ResetResultViewModel)
+    case explain(ExplainViewModel)
+
+    /// The wire form: the reply's parameters.
+    public var json: JSONValue {
+        switch self {
+        case .modules(let model): model.json
+        case .module(let model): model.json
+        case .value(let model): model.json
+        case .set(let model): model.json
+        case .reset(let model): model.json
+        case .explain(let model): model.json
+        }
+    }
+}
+
+/// The View of one call: the reply sink the Presenter talks to.
+public protocol SettingsViewProtocol: Sendable {
+    /// Shows the result of the call.
+    func display(_ viewModel: SettingsViewModel) async
+    /// Shows a failure of the call.
+    func display(failure: SettingsFailure) async
+}
+
+/// The Presenter: the centre of the module; turns View events into Interactor calls and results into ViewModels.
+public protocol SettingsPresenterProtocol: Sendable {
+    /// The module's name.
+    var module: String { get }
+    /// Handles one event from `caller` and answers on `view`.
+    func handle(_ event: SettingsViewEvent, caller: Caller, view: any SettingsViewProtocol) async
+    /// The module's line in the list of modules.
+    func summary() async -> ModuleSummaryViewModel
+}
+
+/// The result of a `set`.
+public struct SetOutcome: Sendable, Hashable {
+    public var before: ResolvedSetting
+    public var after: ResolvedSetting
+    /// False when the local layer already held the value: nothing was written.
+    public var changed: Bool
+    public var revision: Int64
+}
+
+/// The result of a `reset`.
+public struct ResetOutcome: Sendable, Hashable {
+    public var after: [ResolvedSetting]
+    public var changed: Bool
+    public var revision: Int64
+}
+
+/// The Interactor: the module's use cases; validation, locks, authorization, no-op detection, audit.
+public protocol SettingsInteractorProtocol: Sendable {
+    /// The module's schema.
+    var schema: ModuleSchema { get }
+    /// Every item resolved against the stored layers, and the revision.
+    func resolveAll() async throws(SettingsFailure) -> (settings: [ResolvedSetting], revision: Int64)
+    /// One item resolved.
+    func resolve(path: String) async throws(SettingsFailure) -> (setting: ResolvedSetting, revision: Int64)
+    /// Sets the local value of `path`.
+    func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome
+    /// Removes the local value of `path`, or of every key when `path` is `nil`.
+    func reset(path: String?, caller: Caller) async throws(SettingsFailure) -> ResetOutcome
+}
+
+/// The DataManager: shapes a module's sections and items for display.
+public protocol SettingsDataManagerProtocol: Sendable {
+    /// Groups resolved settings by the schema's sections, in schema order.
+    func sections(of schema: ModuleSchema, settings: [ResolvedSetting]) -> [ModuleSection]
+}
+
+/// A section with its resolved items, as the DataManager shapes it.
+public struct ModuleSection: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var settings: [ResolvedSetting]
+
+    public init(id: String, title: String, settings: [ResolvedSetting]) {
+        self.id = id
+        self.title = title
+        self.settings = settings
+    }
+}
+
+/// Answers who a user is, for the `writers` of a schema. The daemon reads the system's user database.
+public protocol AccountDirectory: Sendable {
+    /// The user name of `uid`, or `nil`.
+    func userName(uid: UInt32) -> String?
+    /// The names of the groups `uid` belongs to (primary `gid` included).
+    func groupNames(uid: UInt32, gid: UInt32) -> [String]
+}

@@ -1,0 +1,184 @@
+public import Logging
+public import SettingsAPI
+
+/// The use cases of one module: resolve, set, reset, with validation against the schema, locks, authorization,
+/// no-op detection and an audit log entry for every change.
+public struct SettingsInteractor: SettingsInteractorProtocol {
+    public let schema: ModuleSchema
+    private let repository: any SettingsRepository
+    private let accounts: any AccountDirectory
+    private let logger: Logger
+
+    /// Creates the Interactor of `schema`'s module.
+    public init(schema: ModuleSchema, repository: any SettingsRepository, accounts: any AccountDirectory, logger: Logger) {
+        self.schema = schema
+        self.repository = repository
+        self.accounts = accounts
+        var logger = logger
+        logger[metadataKey: "module"] = "\(schema.name)"
+        self.logger = logger
+    }
+
+    public func resolveAll() async throws(SettingsFailure) -> (settings: [ResolvedSetting], revision: Int64) {
+        let state = try await self.loadState()
+        return (self.resolveAll(in: state), state.revision)
+    }
+
+    public func resolve(path: String) async throws(SettingsFailure) -> (setting: ResolvedSetting, revision: Int64) {
+        let (sectionID, item) = try self.item(at: path)
+        let state = try await self.loadState()
+        return (ResolvedSetting(module: self.schema.name, sectionID: sectionID, item: item, state: state), state.revision)
+    }
+
+    public func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome {
+        let (sectionID, item) = try self.item(at: path)
+        let key = SettingKey(module: self.schema.name, section: sectionID, item: item.id)
+        try self.authorize(caller)
+        let value: SettingValue
+        do {
+            switch input {
+            case .json(let json): value = try item.type.value(fromJSON: json)
+            case .text(let text): value = try item.type.value(fromText: text)
+            }
+        } catch {
+            throw .invalidValue(key: key.description, value: input.description, reason: error.reason)
+        }
+        let module = self.schema.name
+        let (before, after) = try await self.update { state throws(SettingsFailure) in
+            let current = ResolvedSetting(module: module, sectionID: sectionID, item: item, state: state)
+            if current.isLocked { throw .keyLocked(key: key.description, source: "fleet policy (mandatory layer)") }
+            guard state.local[key.path] != value else { return nil }
+            var next = state
+            next.local[key.path] = value
+            let effectiveChanged =
+                ResolvedSetting(module: module, sectionID: sectionID, item: item, state: next).value != current.value
+            return LocalChange(set: [key.path: value], revision: state.revision + (effectiveChanged ? 1 : 0))
+        }
+        let outcome = SetOutcome(
+            before: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: before),
+            after: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: after),
+            changed: before != after,
+            revision: after.revision
+        )
+        if outcome.changed { self.audit([(outcome.before, outcome.after)], caller: caller) }
+        return outcome
+    }
+
+    public func reset(path: String?, caller: Caller) async throws(SettingsFailure) -> ResetOutcome {
+        var targets: [(sectionID: String, item: ItemSchema)] = []
+        if let path {
+            targets = [try self.item(at: path)]
+        }
+        try self.authorize(caller)
+        let module = self.schema.name
+        let schema = self.schema
+        let (before, after) = try await self.update { state throws(SettingsFailure) in
+            let paths = path.map { [$0] } ?? Array(state.local.keys)
+            let removed = Set(paths.filter { state.local[$0] != nil })
+            guard !removed.isEmpty else { return nil }
+            var next = state
+            for key in removed { next.local[key] = nil }
+            let changed = schema.items.contains { entry in
+                let sectionID = String(entry.path.prefix { $0 != "." })
+                return ResolvedSetting(module: module, sectionID: sectionID, item: entry.item, state: state).value
+                    != ResolvedSetting(module: module, sectionID: sectionID, item: entry.item, state: next).value
+            }
+            return LocalChange(remove: removed, revision: state.revision + (changed ? 1 : 0))
+        }
+        if path == nil {
+            targets = self.schema.sections.flatMap { section in section.items.map { (section.id, $0) } }
+        }
+        let pairs = targets.map { target in
+            (
+                ResolvedSetting(module: module, sectionID: target.sectionID, item: target.item, state: before),
+                ResolvedSetting(module: module, sectionID: target.sectionID, item: target.item, state: after)
+            )
+        }
+        let changed = before != after
+        if changed { self.audit(pairs.filter { $0.0.layers != $0.1.layers }, caller: caller) }
+        return ResetOutcome(after: pairs.map(\.1), changed: changed, revision: after.revision)
+    }
+
+    // MARK: - Helpers
+
+    private func resolveAll(in state: ModuleState) -> [ResolvedSetting] {
+        self.schema.sections.flatMap { section in
+            section.items.map {
+                ResolvedSetting(module: self.schema.name, sectionID: section.id, item: $0, state: state)
+            }
+        }
+    }
+
+    private func item(at path: String) throws(SettingsFailure) -> (sectionID: String, item: ItemSchema) {
+        let parts = path.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let item = self.schema.item(at: path) else {
+            throw .noSuchKey(key: "\(self.schema.name).\(path)")
+        }
+        return (String(parts[0]), item)
+    }
+
+    private func authorize(_ caller: Caller) throws(SettingsFailure) {
+        if caller.uid == 0 { return }
+        let writers = self.schema.writers
+        if let name = self.accounts.userName(uid: caller.uid), writers.users.contains(name) { return }
+        if !writers.groups.isEmpty {
+            let groups = self.accounts.groupNames(uid: caller.uid, gid: caller.gid)
+            if groups.contains(where: writers.groups.contains) { return }
+        }
+        var allowed = ["root"]
+        if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
+        if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
+        throw .permissionDenied(
+            module: self.schema.name,
+            uid: Int64(caller.uid),
+            reason: "only \(allowed.joined(separator: ", ")) may write it"
+        )
+    }
+
+    private func loadState() async throws(SettingsFailure) -> ModuleState {
+        do {
+            return try await self.repository.state(of: self.schema.name)
+        } catch {
+            throw .storageFailure(module: self.schema.name, reason: "\(error)")
+        }
+    }
+
+    private func update(
+        _ decide: @escaping @Sendable (ModuleState) throws(SettingsFailure) -> LocalChange?
+    ) async throws(SettingsFailure) -> (before: ModuleState, after: ModuleState) {
+        do {
+            return try await self.repository.update(module: self.schema.name) { state in try decide(state) }
+        } catch let failure as SettingsFailure {
+            throw failure
+        } catch {
+            self.logger.error("could not store a change", metadata: ["error": "\(error)"])
+            throw .storageFailure(module: self.schema.name, reason: "\(error)")
+        }
+    }
+
+    private func audit(_ changes: [(before: ResolvedSetting, after: ResolvedSetting)], caller: Caller) {
+        for (before, after) in changes {
+            self.logger.notice(
+                "\(after.key) changed from \(before.value.display) to \(after.value.display)",
+                metadata: [
+                    "key": "\(after.key)",
+                    "old_value": "\(before.value.json.serialized())",
+                    "new_value": "\(after.value.json.serialized())",
+                    "layer": "\(after.winner.rawValue)",
+                    "client_uid": "\(caller.uid)",
+                    "client_pid": "\(caller.pid)",
+                    "source": "local",
+                ]
+            )
+        }
+    }
+}
+
+extension SettingInput: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .json(let json): json.stringValue ?? json.serialized()
+        case .text(let text): text
+        }
+    }
+}

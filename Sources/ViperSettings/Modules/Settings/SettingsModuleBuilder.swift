@@ -1,0 +1,26 @@
+public import Logging
+
+/// Assembles one Settings module (Interactor, DataManager, Presenter) by constructor injection.
+public struct SettingsModuleBuilder: Sendable {
+    private let repository: any SettingsRepository
+    private let accounts: any AccountDirectory
+    private let logger: Logger
+
+    /// Creates a builder that gives every module the same repository, account directory and logger.
+    public init(repository: any SettingsRepository, accounts: any AccountDirectory, logger: Logger) {
+        self.repository = repository
+        self.accounts = accounts
+        self.logger = logger
+    }
+
+    /// Builds the module described by `schema` and returns its Presenter.
+    public func build(schema: ModuleSchema) -> any SettingsPresenterProtocol {
+        let interactor = SettingsInteractor(
+            schema: schema,
+            repository: self.repository,
+            accounts: self.accounts,
+            logger: self.logger
+        )
+        return SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+    }
+}

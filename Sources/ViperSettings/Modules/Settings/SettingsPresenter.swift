@@ -1,0 +1,120 @@
+public import SettingsAPI
+
+/// The centre of the Settings module: turns View events into Interactor calls, and results into ViewModels with
+/// display strings ready.
+public struct SettingsPresenter: SettingsPresenterProtocol {
+    private let interactor: any SettingsInteractorProtocol
+    private let dataManager: any SettingsDataManagerProtocol
+
+    /// Creates the Presenter of one module.
+    public init(interactor: any SettingsInteractorProtocol, dataManager: any SettingsDataManagerProtocol) {
+        self.interactor = interactor
+        self.dataManager = dataManager
+    }
+
+    public var module: String { self.interactor.schema.name }
+
+    public func handle(_ event: SettingsViewEvent, caller: Caller, view: any SettingsViewProtocol) async {
+        do {
+            await view.display(try await self.viewModel(for: event, caller: caller))
+        } catch {
+            await view.display(failure: error)
+        }
+    }
+
+    public func summary() async -> ModuleSummaryViewModel {
+        let schema = self.interactor.schema
+        let resolved = try? await self.interactor.resolveAll()
+        return ModuleSummaryViewModel(
+            name: schema.name,
+            title: schema.title,
+            description: schema.description,
+            keys: schema.items.count,
+            modified: resolved?.settings.filter(\.isModified).count ?? 0,
+            revision: resolved?.revision ?? 0
+        )
+    }
+
+    private func viewModel(for event: SettingsViewEvent, caller: Caller) async throws(SettingsFailure)
+        -> SettingsViewModel
+    {
+        switch event {
+        case .showModule:
+            let schema = self.interactor.schema
+            let (settings, revision) = try await self.interactor.resolveAll()
+            let sections = self.dataManager.sections(of: schema, settings: settings).map { section in
+                SectionViewModel(id: section.id, title: section.title, items: section.settings.map(Self.item))
+            }
+            return .module(
+                ModuleViewModel(
+                    module: schema.name,
+                    title: schema.title,
+                    description: schema.description,
+                    revision: revision,
+                    sections: sections
+                )
+            )
+        case .get(let path):
+            let (setting, revision) = try await self.interactor.resolve(path: path)
+            return .value(ValueViewModel(item: Self.item(setting), revision: revision))
+        case .set(let path, let input):
+            let outcome = try await self.interactor.set(path: path, input: input, caller: caller)
+            return .set(
+                SetResultViewModel(
+                    item: Self.item(outcome.after),
+                    previous: Self.item(outcome.before),
+                    changed: outcome.changed,
+                    revision: outcome.revision
+                )
+            )
+        case .reset(let path):
+            let outcome = try await self.interactor.reset(path: path, caller: caller)
+            return .reset(
+                ResetResultViewModel(items: outcome.after.map(Self.item), changed: outcome.changed, revision: outcome.revision)
+            )
+        case .explain(let path):
+            let (setting, revision) = try await self.interactor.resolve(path: path)
+            let layers = Layer.allCases.map { layer in
+                let value = setting.layers[layer]
+                return LayerValueViewModel(
+                    layer: layer,
+                    present: value != nil,
+                    value: value?.json,
+                    display: value?.display,
+                    source: Self.source(of: layer, module: setting.key.module)
+                )
+            }
+            return .explain(
+                ExplainViewModel(item: Self.item(setting), layers: layers, winner: setting.winner, revision: revision)
+            )
+        }
+    }
+
+    /// The ViewModel of one resolved setting.
+    static func item(_ setting: ResolvedSetting) -> ItemViewModel {
+        ItemViewModel(
+            key: setting.key.description,
+            id: setting.item.id,
+            title: setting.item.title,
+            summary: setting.item.summary,
+            type: setting.item.type.name,
+            value: setting.value.json,
+            display: setting.value.display,
+            layer: setting.winner,
+            modified: setting.isModified,
+            locked: setting.isLocked,
+            defaultValue: setting.item.defaultValue.json,
+            defaultDisplay: setting.item.defaultValue.display,
+            constraint: setting.item.type.constraint
+        )
+    }
+
+    private static func source(of layer: Layer, module: String) -> String {
+        switch layer {
+        case .default: "schema \(module).json"
+        case .recommended: "remote (recommended)"
+        case .local: "set on this host"
+        case .mandatory: "remote (mandatory, locked)"
+        }
+    }
+}

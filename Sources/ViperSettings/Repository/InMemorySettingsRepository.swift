@@ -1,0 +1,28 @@
+import Synchronization
+
+/// A Repository that keeps everything in memory: for tests and for a daemon run without a state directory.
+public final class InMemorySettingsRepository: SettingsRepository {
+    private let states: Mutex<[String: ModuleState]>
+
+    /// Creates a repository holding `states` by module name.
+    public init(states: [String: ModuleState] = [:]) {
+        self.states = Mutex(states)
+    }
+
+    public func state(of module: String) async throws -> ModuleState {
+        self.states.withLock { $0[module] ?? .empty }
+    }
+
+    public func update(
+        module: String,
+        _ decide: @Sendable (ModuleState) throws -> LocalChange?
+    ) async throws -> (before: ModuleState, after: ModuleState) {
+        try self.states.withLock { states in
+            let before = states[module] ?? .empty
+            guard let change = try decide(before) else { return (before, before) }
+            let after = change.applied(to: before)
+            states[module] = after
+            return (before, after)
+        }
+    }
+}

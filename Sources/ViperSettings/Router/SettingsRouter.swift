@@ -1,0 +1,86 @@
+import SettingsAPI
+import Synchronization
+
+/// A request as the transport hands it to the Router.
+public enum SettingsRequest: Sendable, Hashable {
+    case listModules
+    case showModule(String)
+    case get(key: String)
+    case set(key: String, input: SettingInput)
+    /// Reset a key (`module.section.item`) or a whole module (`module`).
+    case reset(target: String)
+    case explain(key: String)
+}
+
+/// Finds the module that owns a request and hands it to that module's Presenter; the only place that knows all
+/// modules. Its registry can be swapped at once on reload.
+public final class SettingsRouter: Sendable {
+    private let presenters: Mutex<[String: any SettingsPresenterProtocol]>
+
+    /// Creates a router over the given modules.
+    public init(presenters: [any SettingsPresenterProtocol]) {
+        self.presenters = Mutex(Dictionary(presenters.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Replaces the registry, e.g. after the schemas were re-read; calls in flight finish on the old modules.
+    public func replace(presenters: [any SettingsPresenterProtocol]) {
+        let registry = Dictionary(presenters.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first })
+        self.presenters.withLock { $0 = registry }
+    }
+
+    /// The names of the modules served, sorted.
+    public var moduleNames: [String] { self.presenters.withLock { $0.keys.sorted() } }
+
+    /// Routes `request` from `caller` and answers on `view`.
+    public func handle(_ request: SettingsRequest, caller: Caller, view: any SettingsViewProtocol) async {
+        switch request {
+        case .listModules:
+            let presenters = self.presenters.withLock { $0.values.sorted { $0.module < $1.module } }
+            var summaries: [ModuleSummaryViewModel] = []
+            for presenter in presenters { summaries.append(await presenter.summary()) }
+            await view.display(.modules(ModuleListViewModel(modules: summaries)))
+        case .showModule(let module):
+            await self.dispatch(module: module, event: .showModule, caller: caller, view: view)
+        case .get(let key):
+            await self.dispatch(key: key, caller: caller, view: view) { .get(path: $0) }
+        case .set(let key, let input):
+            await self.dispatch(key: key, caller: caller, view: view) { .set(path: $0, input: input) }
+        case .reset(let target):
+            if target.contains(".") {
+                await self.dispatch(key: target, caller: caller, view: view) { .reset(path: $0) }
+            } else {
+                await self.dispatch(module: target, event: .reset(path: nil), caller: caller, view: view)
+            }
+        case .explain(let key):
+            await self.dispatch(key: key, caller: caller, view: view) { .explain(path: $0) }
+        }
+    }
+
+    private func dispatch(
+        module: String,
+        event: SettingsViewEvent,
+        caller: Caller,
+        view: any SettingsViewProtocol
+    ) async {
+        guard let presenter = self.presenters.withLock({ $0[module] }) else {
+            await view.display(failure: .noSuchModule(module: module))
+            return
+        }
+        await presenter.handle(event, caller: caller, view: view)
+    }
+
+    private func dispatch(
+        key: String,
+        caller: Caller,
+        view: any SettingsViewProtocol,
+        event: (String) -> SettingsViewEvent
+    ) async {
+        guard let dot = key.firstIndex(of: ".") else {
+            await view.display(failure: .noSuchKey(key: key))
+            return
+        }
+        let module = String(key[..<dot])
+        let path = String(key[key.index(after: dot)...])
+        await self.dispatch(module: module, event: event(path), caller: caller, view: view)
+    }
+}

@@ -1,0 +1,172 @@
+import Glibc
+
+/// The blocking POSIX calls storage is made of, each throwing a ``StorageError`` that names the file and the
+/// `errno` text. Durability is explicit: nothing here syncs unless asked to.
+///
+/// Every function blocks; call them on a thread pool, never on the cooperative pool.
+enum FileOperations {
+    /// The whole content of a file, or `nil` when it does not exist.
+    static func readFile(_ path: String) throws(StorageError) -> [UInt8]? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            let code = Glibc.errno
+            if code == ENOENT { return nil }
+            throw .system("open", path, errno: code)
+        }
+        defer { _ = Glibc.close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                let code = Glibc.errno
+                if code == EINTR { continue }
+                throw .system("read", path, errno: code)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Opens a file for appending, creating it when missing; `created` tells whether it was just created, in which
+    /// case its directory must be synced before the new file counts as durable.
+    static func openForAppend(_ path: String) throws(StorageError) -> (descriptor: Int32, created: Bool) {
+        let flags = O_WRONLY | O_APPEND | O_CLOEXEC
+        while true {
+            let created = Glibc.open(path, flags | O_CREAT | O_EXCL, 0o644)
+            if created >= 0 { return (created, true) }
+            var code = Glibc.errno
+            if code == EINTR { continue }
+            guard code == EEXIST else { throw .system("open", path, errno: code) }
+            let existing = Glibc.open(path, flags)
+            if existing >= 0 { return (existing, false) }
+            code = Glibc.errno
+            // Removed between the two calls: try creating it again.
+            if code == ENOENT || code == EINTR { continue }
+            throw .system("open", path, errno: code)
+        }
+    }
+
+    /// Writes every byte, retrying short writes and interruptions.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8], path: String) throws(StorageError) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if count < 0 {
+                let code = Glibc.errno
+                if code == EINTR { continue }
+                throw .system("write", path, errno: code)
+            }
+            offset += count
+        }
+    }
+
+    /// `fdatasync`: the file's data and the metadata needed to read it back are on disk.
+    static func dataSync(_ descriptor: Int32, path: String) throws(StorageError) {
+        while Glibc.fdatasync(descriptor) != 0 {
+            let code = Glibc.errno
+            if code != EINTR { throw .system("fdatasync", path, errno: code) }
+        }
+    }
+
+    /// `fsync`: the file's data and all its metadata are on disk.
+    static func sync(_ descriptor: Int32, path: String) throws(StorageError) {
+        while Glibc.fsync(descriptor) != 0 {
+            let code = Glibc.errno
+            if code != EINTR { throw .system("fsync", path, errno: code) }
+        }
+    }
+
+    /// Syncs a directory, so that the names created, renamed or removed in it are durable.
+    static func syncDirectory(_ path: String) throws(StorageError) {
+        let descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system("open", path, errno: Glibc.errno) }
+        defer { _ = Glibc.close(descriptor) }
+        try self.sync(descriptor, path: path)
+    }
+
+    /// Cuts a file to `length` bytes.
+    static func truncate(_ descriptor: Int32, to length: Int, path: String) throws(StorageError) {
+        while Glibc.ftruncate(descriptor, off_t(length)) != 0 {
+            let code = Glibc.errno
+            if code != EINTR { throw .system("ftruncate", path, errno: code) }
+        }
+    }
+
+    /// Cuts the file at `path` to `length` bytes and syncs it.
+    static func truncateFile(_ path: String, to length: Int) throws(StorageError) {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system("open", path, errno: Glibc.errno) }
+        defer { _ = Glibc.close(descriptor) }
+        try self.truncate(descriptor, to: length, path: path)
+        try self.sync(descriptor, path: path)
+    }
+
+    /// Renames a file, replacing any file at `destination`.
+    static func rename(_ source: String, to destination: String) throws(StorageError) {
+        guard Glibc.rename(source, destination) == 0 else {
+            throw .system("rename", "\(source) to \(destination)", errno: Glibc.errno)
+        }
+    }
+
+    /// Whether anything exists at `path` (without following a final symbolic link).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return Glibc.lstat(path, &info) == 0
+    }
+
+    /// Removes a file; a missing file is not an error.
+    static func removeIfPresent(_ path: String) {
+        _ = Glibc.unlink(path)
+    }
+
+    /// Closes a descriptor, ignoring errors (there is nothing left to sync).
+    static func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// Creates `path` and its missing parents (mode 0755), syncing each parent that gained an entry.
+    static func createDirectory(_ path: String) throws(StorageError) {
+        if Glibc.mkdir(path, 0o755) == 0 {
+            try self.syncDirectory(self.parent(of: path))
+            return
+        }
+        let code = Glibc.errno
+        switch code {
+        case EEXIST: return
+        case ENOENT where self.parent(of: path) != path:
+            try self.createDirectory(self.parent(of: path))
+            try self.createDirectory(path)
+        default: throw .system("mkdir", path, errno: code)
+        }
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    static func directoryEntries(_ path: String) throws(StorageError) -> [String] {
+        guard let directory = Glibc.opendir(path) else { throw .system("opendir", path, errno: Glibc.errno) }
+        defer { _ = Glibc.closedir(directory) }
+        var names: [String] = []
+        while true {
+            Glibc.errno = 0
+            guard let entry = Glibc.readdir(directory) else {
+                let code = Glibc.errno
+                if code != 0 { throw .system("readdir", path, errno: code) }
+                return names
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
+    /// The directory part of a path: `/a/b` → `/a`, `b` → `.`, `/b` → `/`.
+    static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+}

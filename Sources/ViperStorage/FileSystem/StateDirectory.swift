@@ -1,0 +1,94 @@
+import Glibc
+import Synchronization
+
+/// The files of a state directory and the durable operations on them; counts every sync it makes.
+///
+/// Layout, flat so that people can read and back it up: `NAME.json` (snapshot), `NAME.journal` (one change per
+/// line since the snapshot), `.NAME.json.tmp` (a snapshot being written) and `NAME.json.corrupt-TIMESTAMP` /
+/// `NAME.journal.corrupt-TIMESTAMP` (files that did not parse, moved aside). Every function blocks.
+struct StateDirectory: Sendable {
+    /// The directory.
+    let path: String
+    private let counter: SyncCounter
+
+    init(path: String) {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.path = trimmed
+        self.counter = SyncCounter()
+    }
+
+    /// How many `fsync`/`fdatasync` calls were made so far, of files and of the directory.
+    var syncCount: Int { self.counter.value }
+
+    func snapshotPath(_ module: String) -> String { "\(self.path)/\(module).json" }
+    func journalPath(_ module: String) -> String { "\(self.path)/\(module).journal" }
+    func temporaryPath(_ module: String) -> String { "\(self.path)/.\(module).json.tmp" }
+
+    /// Creates the directory when it is missing.
+    func create() throws(StorageError) {
+        try FileOperations.createDirectory(self.path)
+    }
+
+    /// `fdatasync` of a file of this directory, counted.
+    func dataSync(_ descriptor: Int32, path: String) throws(StorageError) {
+        self.counter.increment()
+        try FileOperations.dataSync(descriptor, path: path)
+    }
+
+    /// `fsync` of a file of this directory, counted.
+    func sync(_ descriptor: Int32, path: String) throws(StorageError) {
+        self.counter.increment()
+        try FileOperations.sync(descriptor, path: path)
+    }
+
+    /// `fsync` of the directory itself, counted.
+    func syncDirectory() throws(StorageError) {
+        self.counter.increment()
+        try FileOperations.syncDirectory(self.path)
+    }
+
+    /// Replaces a module's snapshot atomically and durably: temporary file, write, fsync, rename, directory fsync.
+    func writeSnapshot(_ bytes: [UInt8], module: String) throws(StorageError) {
+        let temporary = self.temporaryPath(module)
+        do throws(StorageError) {
+            try self.create()
+            let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw .system("open", temporary, errno: Glibc.errno) }
+            defer { FileOperations.close(descriptor) }
+            try FileOperations.writeAll(descriptor, bytes, path: temporary)
+            try self.sync(descriptor, path: temporary)
+            try FileOperations.rename(temporary, to: self.snapshotPath(module))
+        } catch {
+            FileOperations.removeIfPresent(temporary)
+            throw error
+        }
+        try self.syncDirectory()
+    }
+
+    /// Renames a file that did not parse to `FILE.corrupt-TIMESTAMP` (with a `-2`, `-3`… suffix should that name be
+    /// taken) and syncs the directory; returns the new path.
+    func moveAside(_ file: String, timestamp: String) throws(StorageError) -> String {
+        let base = "\(file).corrupt-\(timestamp)"
+        var destination = base
+        var suffix = 2
+        while FileOperations.exists(destination) {
+            destination = "\(base)-\(suffix)"
+            suffix += 1
+        }
+        try FileOperations.rename(file, to: destination)
+        try self.syncDirectory()
+        return destination
+    }
+}
+
+/// A thread-safe count of syncs.
+private final class SyncCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    var value: Int { self.count.load(ordering: .relaxed) }
+
+    func increment() {
+        self.count.add(1, ordering: .relaxed)
+    }
+}

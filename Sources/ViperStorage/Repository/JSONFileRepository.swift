@@ -1,0 +1,292 @@
+public import Logging
+public import NIOPosix
+public import ViperSettings
+
+/// The durable ``SettingsRepository``: one JSON snapshot and one append-only journal per module in a state directory.
+///
+/// Files, flat and readable (see `StateDirectory`): `NAME.json` is the snapshot,
+/// `{"format": 1, "module": "network", "revision": 7, "local": {"proxy.port": 8080}}` pretty-printed, and
+/// `NAME.journal` holds one compact JSON line per change since it,
+/// `{"revision":8,"set":{"proxy.port":8080},"remove":["proxy.mode"]}`.
+///
+/// - **Loading** is lazy: a module's files are read on its first access and the state is cached; files that do not
+///   parse are moved aside and repaired as ``ModuleLoader`` describes, never stopping the other modules.
+/// - **Writes** append one line to the journal, so their cost does not grow with the module. An update returns only
+///   once its line is written and `fdatasync`ed (and the directory fsynced when the journal was just created).
+///   When a journal holds more than `compactAfterRecords` records, the module is compacted: the snapshot is
+///   rewritten (temporary file, fsync, rename, directory fsync), then the journal is emptied and fsynced.
+/// - **Group commit**: concurrent updates, of one module or several, share syncs. The first waiting caller leads a
+///   batch: it takes every queued record, writes and syncs them on the thread pool (one `fdatasync` per journal),
+///   wakes the callers of the batch, and hands the lead to the next waiting caller, if any. There is no background
+///   task. The in-memory state is updated in order when a record is queued, so the next `decide` sees it; readers
+///   (``state(of:)``) see only durable states.
+/// - **Failures**: when a batch cannot be made durable, its callers get a ``StorageError`` naming the file and the
+///   `errno` text, and the module is marked failed: its state falls back to the last durable one, queued writes of
+///   the module fail too, reads keep working, and every later update throws until the repository is created anew
+///   (on restart or reload), which re-reads the files. What is on disk for a failed batch is unknown (a failed
+///   `fdatasync` may or may not have written it), so it is not retried.
+/// - A `decide` returning `nil` touches no file.
+public actor JSONFileRepository: SettingsRepository {
+    /// The state directory.
+    public nonisolated let directory: String
+    private let files: StateDirectory
+    private let loader: ModuleLoader
+    private let writer: JournalWriter
+    private let threadPool: NIOThreadPool
+    private let logger: Logger
+    private let compactAfterRecords: Int
+
+    private var entries: [String: ModuleEntry] = [:]
+    /// Callers waiting for a module being loaded, by module.
+    private var loading: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// Open journals, by module.
+    private var descriptors: [String: Int32] = [:]
+    /// Records not yet taken by a batch, in order.
+    private var queue: [PendingWrite] = []
+    /// Whether a caller is committing a batch (or compacting for ``close()``); the journals are its alone.
+    private var committing = false
+    /// Callers of ``close()`` waiting for the journals.
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Creates a repository over `directory`, which is created on the first write when it is missing.
+    ///
+    /// - Parameters:
+    ///   - directory: The state directory, e.g. `/var/lib/viper-settings`.
+    ///   - threadPool: Runs every blocking file operation, off the cooperative pool; it must be started.
+    ///   - logger: Receives repairs of corrupt files (error), dropped torn lines and skipped values (warning), and
+    ///     storage failures (error).
+    ///   - compactAfterRecords: A module's journal is compacted into its snapshot when it holds more records.
+    ///   - timestamp: The UTC time stamp for the names of files moved aside, `YYYYMMDDTHHMMSSZ`; the current time
+    ///     when `nil`.
+    public init(
+        directory: String,
+        threadPool: NIOThreadPool,
+        logger: Logger,
+        compactAfterRecords: Int = 1000,
+        timestamp: (@Sendable () -> String)? = nil
+    ) {
+        precondition(compactAfterRecords >= 1, "compactAfterRecords must be at least 1")
+        let files = StateDirectory(path: directory)
+        self.directory = files.path
+        self.files = files
+        self.loader = ModuleLoader(directory: files, logger: logger, timestamp: timestamp ?? { UTCTimestamp.now() })
+        self.writer = JournalWriter(directory: files)
+        self.threadPool = threadPool
+        self.logger = logger
+        self.compactAfterRecords = compactAfterRecords
+    }
+
+    deinit {
+        for descriptor in self.descriptors.values { FileOperations.close(descriptor) }
+    }
+
+    /// How many `fsync`/`fdatasync` calls the repository made, of files and of the directory (for tests).
+    package nonisolated var syncCount: Int { self.files.syncCount }
+
+    /// The module's durable state; ``ModuleState/empty`` when nothing was stored.
+    public func state(of module: String) async throws -> ModuleState {
+        try await self.entry(for: module).durable
+    }
+
+    /// Lets `decide` compute a change from the module's newest state, appends it to the journal and returns once it
+    /// is durable. See the type's documentation for group commit and failures.
+    public func update(
+        module: String,
+        _ decide: @Sendable (ModuleState) throws -> LocalChange?
+    ) async throws -> (before: ModuleState, after: ModuleState) {
+        let entry = try await self.entry(for: module)
+        if let failure = entry.failure {
+            throw StorageError(
+                "module '\(module)' refuses writes after a storage failure: \(failure.message)",
+                errno: failure.errno
+            )
+        }
+        let before = entry.state
+        guard let change = try decide(before) else { return (before, before) }
+        let after = change.applied(to: before)
+        entry.state = after
+        try await self.commit(PendingWrite(module: module, line: JournalRecord(change: change).line, after: after))
+        return (before, after)
+    }
+
+    /// Compacts every journal that holds records into its snapshot and closes the journals, waiting for the batch
+    /// being committed. Optional, for a graceful stop: without it, the next start replays the journals. The
+    /// repository stays usable and reopens journals as needed.
+    public func close() async {
+        if self.committing {
+            await withCheckedContinuation { self.closeWaiters.append($0) }
+        } else {
+            self.committing = true
+        }
+        defer { self.passOn() }
+        let work = self.entries.compactMap { module, entry in
+            entry.journalRecords > 0 && entry.failure == nil
+                ? (module: module, descriptor: self.descriptors[module], state: entry.durable) : nil
+        }
+        let open = Array(self.descriptors.values)
+        self.descriptors = [:]
+        let writer = self.writer
+        do {
+            let results = try await self.threadPool.runIgnoringCancellation {
+                defer { for descriptor in open { FileOperations.close(descriptor) } }
+                return work.map { writer.compact($0.module, descriptor: $0.descriptor, to: $0.state) }
+            }
+            for (item, result) in zip(work, results) { self.apply(result, module: item.module) }
+        } catch {
+            self.logger.error("Could not compact the journals at close: \(error)")
+            for descriptor in open { FileOperations.close(descriptor) }
+        }
+    }
+
+    // MARK: - Loading
+
+    /// The module's entry, loading its files on first access; concurrent first accesses share one load.
+    private func entry(for module: String) async throws(StorageError) -> ModuleEntry {
+        try Self.validate(module)
+        while true {
+            if let entry = self.entries[module] { return entry }
+            if self.loading[module] != nil {
+                await withCheckedContinuation { self.loading[module, default: []].append($0) }
+                continue
+            }
+            self.loading[module] = []
+            let loader = self.loader
+            let result: Result<LoadedModule, StorageError>
+            do {
+                result = .success(try await self.threadPool.runIgnoringCancellation { try loader.load(module) })
+            } catch {
+                result = .failure(error as? StorageError ?? StorageError("cannot load module '\(module)': \(error)"))
+            }
+            if case .success(let loaded) = result { self.entries[module] = ModuleEntry(loaded) }
+            for waiter in self.loading.removeValue(forKey: module) ?? [] { waiter.resume() }
+            if case .failure(let error) = result { throw error }
+        }
+    }
+
+    /// Module names come from schemas; anything that could escape the directory or hide a file is refused.
+    private static func validate(_ module: String) throws(StorageError) {
+        guard !module.isEmpty, !module.hasPrefix("."), !module.contains("/"), !module.utf8.contains(0) else {
+            throw StorageError("invalid module name '\(module)': it must not be empty, contain '/' or start with '.'")
+        }
+    }
+
+    // MARK: - Group commit
+
+    /// Queues a record and returns once it is durable, leading batches when it is this caller's turn.
+    private func commit(_ write: PendingWrite) async throws(StorageError) {
+        self.queue.append(write)
+        if self.committing {
+            await write.wait()
+        } else {
+            self.committing = true
+        }
+        if write.outcome == nil {
+            // This caller leads: its record is in the queue, so the batch holds it.
+            await self.commitBatch()
+            self.passOn()
+        }
+        try write.outcome!.get()
+    }
+
+    /// Hands the journals to a waiting ``close()``, else to the caller of the oldest queued record, else frees them.
+    private func passOn() {
+        if !self.closeWaiters.isEmpty {
+            self.closeWaiters.removeFirst().resume()
+        } else if let next = self.queue.first {
+            next.lead()
+        } else {
+            self.committing = false
+        }
+    }
+
+    /// Writes every queued record, one append and one sync per journal, and finishes the records.
+    private func commitBatch() async {
+        let batch = self.queue
+        self.queue.removeAll()
+        var modules: [String] = []
+        var writes: [String: [PendingWrite]] = [:]
+        for write in batch {
+            if writes[write.module] == nil { modules.append(write.module) }
+            writes[write.module, default: []].append(write)
+        }
+        var appends: [JournalWriter.Append] = []
+        for module in modules {
+            let records = writes[module]!
+            var bytes: [UInt8] = []
+            for record in records { bytes += record.line }
+            let journalRecords = self.entries[module]!.journalRecords + records.count
+            appends.append(
+                JournalWriter.Append(
+                    module: module,
+                    descriptor: self.descriptors[module],
+                    bytes: bytes,
+                    compactTo: journalRecords > self.compactAfterRecords ? records.last!.after : nil
+                )
+            )
+        }
+        let writer = self.writer
+        let outcomes: [JournalWriter.Outcome]
+        do {
+            outcomes = try await self.threadPool.runIgnoringCancellation { [appends] in writer.write(appends) }
+        } catch {
+            let failure = StorageError("cannot write the journals: the storage thread pool is not running (\(error))")
+            outcomes = appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
+        }
+        for outcome in outcomes {
+            let records = writes[outcome.module]!
+            self.descriptors[outcome.module] = outcome.descriptor
+            if let error = outcome.error {
+                self.fail(outcome.module, error, records: records)
+                continue
+            }
+            let entry = self.entries[outcome.module]!
+            entry.durable = records.last!.after
+            entry.journalRecords += records.count
+            for record in records { record.finish(.success(())) }
+            self.apply(outcome.compaction, module: outcome.module)
+        }
+    }
+
+    /// Records the result of a compaction.
+    private func apply(_ compaction: JournalWriter.Compaction, module: String) {
+        guard let entry = self.entries[module] else { return }
+        switch compaction {
+        case .notRequested:
+            break
+        case .done:
+            entry.journalRecords = 0
+            self.logger.debug(
+                "Compacted the journal of \(module) into its snapshot at revision \(entry.durable.revision)",
+                metadata: ["module": "\(module)"]
+            )
+        case .snapshotFailed(let error):
+            // The journal is intact; try again after another full journal.
+            entry.journalRecords = 0
+            self.logger.error(
+                "Could not write the snapshot of \(module), the journal keeps its records: \(error)",
+                metadata: ["module": "\(module)"]
+            )
+        case .journalFailed(let error):
+            entry.journalRecords = 0
+            self.fail(module, error, records: [])
+        }
+    }
+
+    /// Marks a module failed: its records and queued records fail, its state falls back to the last durable one.
+    private func fail(_ module: String, _ error: StorageError, records: [PendingWrite]) {
+        guard let entry = self.entries[module] else { return }
+        entry.failure = error
+        entry.state = entry.durable
+        if let descriptor = self.descriptors.removeValue(forKey: module) { FileOperations.close(descriptor) }
+        let queued = self.queue.filter { $0.module == module }
+        self.queue.removeAll { $0.module == module }
+        self.logger.error(
+            """
+            Storage failure of module \(module): \(error); \(records.count + queued.count) changes are not durable, \
+            the module refuses writes until it is reopened
+            """,
+            metadata: ["module": "\(module)"]
+        )
+        for record in records + queued { record.finish(.failure(error)) }
+    }
+}

@@ -1,0 +1,112 @@
+import ViperSettings
+
+/// Appends a batch of journal records durably, one `fdatasync` per journal file, and compacts journals that grew
+/// past the threshold. Blocks: runs on the thread pool, driven by the repository's group commit.
+struct JournalWriter: Sendable {
+    /// The records of one module in one batch.
+    struct Append: Sendable {
+        var module: String
+        /// The open journal, or `nil` to open (and maybe create) it.
+        var descriptor: Int32?
+        /// The lines, newlines included.
+        var bytes: [UInt8]
+        /// When set, the journal is compacted after the append: this state is written as the snapshot and the
+        /// journal is emptied.
+        var compactTo: ModuleState?
+    }
+
+    /// What became of an ``Append``.
+    struct Outcome: Sendable {
+        var module: String
+        /// The journal left open for the next batch; `nil` after a failure (the descriptor is closed).
+        var descriptor: Int32?
+        /// Set when the records are not known to be durable.
+        var error: StorageError?
+        var compaction: Compaction = .notRequested
+    }
+
+    enum Compaction: Sendable {
+        case notRequested
+        case done
+        /// The snapshot could not be written; the journal is intact.
+        case snapshotFailed(StorageError)
+        /// The snapshot is durable but the journal could not be emptied: its state is unknown.
+        case journalFailed(StorageError)
+    }
+
+    let directory: StateDirectory
+
+    /// Writes every append, then syncs each journal once, then the directory once if a journal was created.
+    func write(_ appends: [Append]) -> [Outcome] {
+        var outcomes: [Outcome] = []
+        var created: [Int] = []
+        for append in appends {
+            let path = self.directory.journalPath(append.module)
+            var outcome = Outcome(module: append.module, descriptor: append.descriptor)
+            do {
+                if outcome.descriptor == nil {
+                    try self.directory.create()
+                    let opened = try FileOperations.openForAppend(path)
+                    outcome.descriptor = opened.descriptor
+                    if opened.created { created.append(outcomes.count) }
+                }
+                try FileOperations.writeAll(outcome.descriptor!, append.bytes, path: path)
+            } catch {
+                outcome.error = error
+            }
+            outcomes.append(outcome)
+        }
+        for index in outcomes.indices where outcomes[index].error == nil {
+            do {
+                try self.directory.dataSync(
+                    outcomes[index].descriptor!,
+                    path: self.directory.journalPath(appends[index].module)
+                )
+            } catch {
+                outcomes[index].error = error
+            }
+        }
+        if created.contains(where: { outcomes[$0].error == nil }) {
+            do {
+                try self.directory.syncDirectory()
+            } catch {
+                for index in created where outcomes[index].error == nil { outcomes[index].error = error }
+            }
+        }
+        for index in outcomes.indices {
+            if outcomes[index].error != nil {
+                if let descriptor = outcomes[index].descriptor { FileOperations.close(descriptor) }
+                outcomes[index].descriptor = nil
+            } else if let state = appends[index].compactTo {
+                outcomes[index].compaction = self.compact(
+                    appends[index].module,
+                    descriptor: outcomes[index].descriptor,
+                    to: state
+                )
+            }
+        }
+        return outcomes
+    }
+
+    /// Writes `state` as the module's snapshot, then empties the journal: the journal is cut only once the snapshot
+    /// is durable. Without a descriptor, the journal file is opened for the cut (when it exists).
+    func compact(_ module: String, descriptor: Int32?, to state: ModuleState) -> Compaction {
+        do {
+            try self.directory.writeSnapshot(ModuleSnapshot.encode(module: module, state: state), module: module)
+        } catch {
+            return .snapshotFailed(error)
+        }
+        let path = self.directory.journalPath(module)
+        do {
+            if let descriptor {
+                try FileOperations.truncate(descriptor, to: 0, path: path)
+                try self.directory.sync(descriptor, path: path)
+            } else if FileOperations.exists(path) {
+                try FileOperations.truncateFile(path, to: 0)
+            }
+        } catch {
+            return .journalFailed(error)
+        }
+        return .done
+    }
+}

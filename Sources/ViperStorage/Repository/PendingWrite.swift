@@ -1,0 +1,49 @@
+import ViperSettings
+
+/// A journal record waiting for its batch to be durable. Confined to the repository actor.
+final class PendingWrite {
+    let module: String
+    /// The journal line, newline included.
+    let line: [UInt8]
+    /// The module's state once this record is applied.
+    let after: ModuleState
+    /// Set when the record's batch is done.
+    private(set) var outcome: Result<Void, StorageError>?
+    /// Set when the caller is to commit the next batch.
+    private(set) var leads = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    init(module: String, line: [UInt8], after: ModuleState) {
+        self.module = module
+        self.line = line
+        self.after = after
+    }
+
+    /// Suspends the caller until the record is done or the caller is chosen to lead a batch.
+    func wait(isolation: isolated (any Actor)? = #isolation) async {
+        await withCheckedContinuation(isolation: isolation) { continuation in
+            if self.outcome != nil || self.leads {
+                continuation.resume()
+            } else {
+                self.waiter = continuation
+            }
+        }
+    }
+
+    /// Records the outcome and wakes the caller.
+    func finish(_ outcome: Result<Void, StorageError>) {
+        self.outcome = outcome
+        self.wake()
+    }
+
+    /// Makes the caller the leader of the next batch and wakes it.
+    func lead() {
+        self.leads = true
+        self.wake()
+    }
+
+    private func wake() {
+        self.waiter?.resume()
+        self.waiter = nil
+    }
+}

@@ -1,0 +1,85 @@
+import SettingsAPI
+public import ViperSettings
+
+/// Reads the module schemas of a directory (`config/modules/NAME.json`): one bad file never stops the others.
+///
+/// Every `*.json` file is read in file-name order (hidden files are skipped), parsed with ``JSONValue`` and checked
+/// with ``ModuleSchema/init(json:)``. A file is rejected, with a ``SchemaError`` whose `file` is its path, when it is
+/// not JSON (path `$`, reason `line L, column C: …`), when its schema is inconsistent (the schema's JSON path and
+/// reason), when its `module` is not its file name (`NAME.json` declares `"module": "NAME"`), or when an earlier file
+/// declared the same module.
+///
+/// ```swift
+/// let catalog = try ModuleCatalogLoader(directory: "config/modules").load()
+/// for error in catalog.errors { logger.error("\(error)") }
+/// ```
+public struct ModuleCatalogLoader: Sendable {
+    /// The modules directory.
+    public var directory: String
+
+    /// Creates a loader of the schemas in `directory`.
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Reads every schema; blocks, so call it at start or from a thread pool.
+    ///
+    /// - Returns: The schemas that loaded, in file-name order, and one error per rejected file.
+    /// - Throws: A ``StorageError`` naming the directory when it is missing or cannot be read.
+    public func load() throws(StorageError) -> (schemas: [ModuleSchema], errors: [SchemaError]) {
+        let names = try FileOperations.directoryEntries(self.directory)
+            .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+            .sorted()
+        var schemas: [ModuleSchema] = []
+        var errors: [SchemaError] = []
+        var files: [String: String] = [:]
+        for name in names {
+            let path = self.directory.hasSuffix("/") ? "\(self.directory)\(name)" : "\(self.directory)/\(name)"
+            do throws(SchemaError) {
+                let schema = try Self.schema(at: path, fileName: name)
+                if let other = files[schema.name] {
+                    throw SchemaError(
+                        path: "$.module",
+                        reason: "module '\(schema.name)' is already declared by \(other)"
+                    )
+                }
+                files[schema.name] = path
+                schemas.append(schema)
+            } catch {
+                var located = error
+                located.file = path
+                errors.append(located)
+            }
+        }
+        return (schemas, errors)
+    }
+
+    /// Reads and checks one file.
+    private static func schema(at path: String, fileName: String) throws(SchemaError) -> ModuleSchema {
+        let content: [UInt8]?
+        do {
+            content = try FileOperations.readFile(path)
+        } catch {
+            throw SchemaError(path: "$", reason: "cannot read the file: \(error.message)")
+        }
+        guard let bytes = content else {
+            throw SchemaError(path: "$", reason: "the file disappeared while the directory was read")
+        }
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: bytes)
+        } catch {
+            throw SchemaError(path: "$", reason: error.description)
+        }
+        let schema = try ModuleSchema(json: json)
+        let expected = String(fileName.dropLast(".json".count))
+        guard schema.name == expected else {
+            throw SchemaError(
+                path: "$.module",
+                reason: "declares module '\(schema.name)' but the file is \(fileName), which must declare "
+                    + "\"module\": \"\(expected)\""
+            )
+        }
+        return schema
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// Runs the real `viper-settingsd` on a temporary state directory and socket, and `settingsctl` against it.
+final class DaemonHarness: @unchecked Sendable {
+    let root: URL
+    let stateDirectory: URL
+    let socketPath: String
+    let binDirectory: URL
+    private var process: Process?
+    private var logFile: URL { self.root.appendingPathComponent("daemon.log") }
+
+    /// The package's root folder, found from this file.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Where the built executables are: $VIPER_BIN_DIR, else beside the test bundle.
+    static var binDirectory: URL {
+        if let explicit = ProcessInfo.processInfo.environment["VIPER_BIN_DIR"] {
+            return URL(fileURLWithPath: explicit)
+        }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        while directory.path != "/" && !FileManager.default.fileExists(
+            atPath: directory.appendingPathComponent("viper-settingsd").path
+        ) {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory
+    }
+
+    init() throws {
+        self.root = FileManager.default.temporaryDirectory.appendingPathComponent("viper-it-\(UUID().uuidString)")
+        self.stateDirectory = self.root.appendingPathComponent("state")
+        self.socketPath = self.root.appendingPathComponent("run/io.viper.settings").path
+        self.binDirectory = Self.binDirectory
+        try FileManager.default.createDirectory(at: self.root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        self.process?.terminate()
+        self.process?.waitUntilExit()
+        try? FileManager.default.removeItem(at: self.root)
+    }
+
+    /// Starts the daemon with the bundled configuration and waits until it answers.
+    func start(extraArguments: [String] = []) throws {
+        let process = Process()
+        process.executableURL = self.binDirectory.appendingPathComponent("viper-settingsd")
+        process.arguments =
+            [
+                "--config", Self.packageRoot.appendingPathComponent("config/viper-settingsd.conf").path,
+                "--state-dir", self.stateDirectory.path, "--socket", self.socketPath,
+            ] + extraArguments
+        FileManager.default.createFile(atPath: self.logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: self.logFile)
+        log.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if self.ctl(["modules"]).status == 0 { return }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        throw HarnessError("viper-settingsd did not start; its log:\n\(self.log)")
+    }
+
+    /// Stops the daemon with SIGTERM and returns its exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard let process = self.process else { return -1 }
+        process.terminate()
+        process.waitUntilExit()
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// What the daemon logged so far.
+    var log: String { (try? String(contentsOf: self.logFile, encoding: .utf8)) ?? "" }
+
+    /// Runs settingsctl against the daemon and returns its exit status and output.
+    func ctl(_ arguments: [String], socket: String? = nil, asUser uid: UInt32? = nil) -> CommandResult {
+        var command = [self.binDirectory.appendingPathComponent("settingsctl").path, "--socket", socket ?? self.socketPath]
+        command += arguments
+        if let uid {
+            command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command
+        }
+        return Self.run(command)
+    }
+
+    static func run(_ command: [String], environment: [String: String]? = nil) -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do { try process.run() } catch { return CommandResult(status: -1, stdout: "", stderr: "\(error)") }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
+    }
+}
+
+struct CommandResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    var description: String { "exit \(self.status)\nstdout: \(self.stdout)\nstderr: \(self.stderr)" }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import SettingsAPI
+import Testing
+
+/// The user's path from the README: the real daemon and the real settingsctl over a real socket.
+@Suite("settingsctl against viper-settingsd", .serialized)
+struct SettingsctlEndToEndTests {
+    @Test("get, set, explain, reset, and values survive a restart")
+    func userJourney() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+
+        let modules = daemon.ctl(["modules"])
+        #expect(modules.status == 0, "\(modules)")
+        for name in ["display", "locale", "network", "power", "updates"] { #expect(modules.stdout.contains(name)) }
+
+        let show = daemon.ctl(["show", "network"])
+        #expect(show.status == 0, "\(show)")
+        #expect(show.stdout.contains("Proxy") && show.stdout.contains("3128"))
+
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
+        let set = daemon.ctl(["set", "network.proxy.port", "8080"])
+        #expect(set.status == 0, "\(set)")
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "8080\n")
+
+        #expect(daemon.stop() == 0, "daemon log:\n\(daemon.log)")
+        try daemon.start()
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "8080\n", "the value must survive a restart")
+
+        let explain = daemon.ctl(["explain", "network.proxy.port"])
+        #expect(explain.status == 0, "\(explain)")
+        for word in ["default", "recommended", "local", "mandatory", "3128", "8080"] {
+            #expect(explain.stdout.contains(word), "explain should show \(word): \(explain.stdout)")
+        }
+
+        let reset = daemon.ctl(["reset", "network.proxy.port"])
+        #expect(reset.status == 0, "\(reset)")
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("typed values: doubles, lists as words or JSON, booleans")
+    func typedValues() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        #expect(daemon.ctl(["set", "display.output.scale", "1.25"]).status == 0)
+        #expect(daemon.ctl(["get", "display.output.scale"]).stdout == "1.25\n")
+        #expect(daemon.ctl(["set", "updates.policy.channels", "stable,beta"]).status == 0)
+        let json = daemon.ctl(["--json", "get", "updates.policy.channels"])
+        let value = try JSONValue(parsing: json.stdout)
+        #expect(value["item"]?["value"] == ["stable", "beta"], "\(json)")
+        #expect(daemon.ctl(["set", "updates.policy.channels", #"["security"]"#]).status == 0)
+        #expect(daemon.ctl(["--json", "get", "updates.policy.channels"]).stdout.contains("security"))
+        #expect(daemon.ctl(["set", "network.dns.cache", "false"]).status == 0)
+        #expect(daemon.ctl(["get", "network.dns.cache"]).stdout == "false\n")
+    }
+
+    @Test("errors have distinct exit codes and messages naming what was wrong")
+    func errors() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+
+        let invalid = daemon.ctl(["set", "network.proxy.port", "70000"])
+        #expect(invalid.status == 5, "\(invalid)")
+        for part in ["network.proxy.port", "70000", "1..65535"] { #expect(invalid.stderr.contains(part), "\(invalid)") }
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n", "an invalid set changes nothing")
+
+        let noKey = daemon.ctl(["get", "network.nope"])
+        #expect(noKey.status == 4, "\(noKey)")
+        #expect(noKey.stderr.contains("network.nope"))
+        #expect(daemon.ctl(["show", "nope"]).status == 4)
+
+        let usage = daemon.ctl(["set", "network.proxy.port"])
+        #expect(usage.status == 2, "\(usage)")
+
+        let unreachable = daemon.ctl(["get", "network.proxy.port"], socket: daemon.root.path + "/missing.sock")
+        #expect(unreachable.status == 3, "\(unreachable)")
+        #expect(unreachable.stderr.contains("missing.sock"))
+    }
+
+    @Test("a user who is not a writer is refused with exit 7; everyone may read")
+    func permissionDenied() throws {
+        guard getuid() == 0 else { return }  // needs root to act as another user
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        chmod(daemon.root.path, 0o755)
+        chmod(daemon.root.appendingPathComponent("run").path, 0o755)
+        let read = daemon.ctl(["get", "network.proxy.port"], asUser: 65534)
+        #expect(read.status == 0, "\(read)")
+        let write = daemon.ctl(["set", "network.proxy.port", "1"], asUser: 65534)
+        #expect(write.status == 7, "\(write)")
+        #expect(write.stderr.contains("permission denied"))
+    }
+
+    @Test("--json show prints the ViewModel")
+    func jsonShow() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let result = daemon.ctl(["--json", "show", "network"])
+        #expect(result.status == 0, "\(result)")
+        let model = try ModuleViewModel(json: JSONValue(parsing: result.stdout))
+        #expect(model.module == "network")
+        #expect(model.sections.map(\.id) == ["proxy", "dns"])
+    }
+
+    @Test("a broken schema is reported by file and path while the other modules load")
+    func brokenSchema() throws {
+        let daemon = try DaemonHarness()
+        let modules = daemon.root.appendingPathComponent("modules")
+        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+        for name in ["network", "power"] {
+            try FileManager.default.copyItem(
+                at: DaemonHarness.packageRoot.appendingPathComponent("config/modules/\(name).json"),
+                to: modules.appendingPathComponent("\(name).json")
+            )
+        }
+        let broken = try String(contentsOf: modules.appendingPathComponent("power.json"), encoding: .utf8)
+            .replacingOccurrences(of: "\"default\": 300", with: "\"default\": 99999")
+        try broken.write(to: modules.appendingPathComponent("power.json"), atomically: true, encoding: .utf8)
+        try "{ not json".write(to: modules.appendingPathComponent("bad.json"), atomically: true, encoding: .utf8)
+        try daemon.start(extraArguments: ["--modules-dir", modules.path])
+        let list = daemon.ctl(["modules"])
+        #expect(list.stdout.contains("network"))
+        #expect(!list.stdout.contains("power"))
+        #expect(daemon.log.contains("power.json"))
+        #expect(daemon.log.contains("$.sections[0].items[1].default"), "\(daemon.log)")
+        #expect(daemon.log.contains("bad.json"))
+    }
+
+    @Test("a corrupt state file is moved aside and the daemon keeps serving")
+    func corruptState() throws {
+        let daemon = try DaemonHarness()
+        try FileManager.default.createDirectory(at: daemon.stateDirectory, withIntermediateDirectories: true)
+        try "{ this is not json".write(
+            to: daemon.stateDirectory.appendingPathComponent("network.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+        try daemon.start()
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
+        #expect(daemon.ctl(["set", "network.proxy.port", "8081"]).status == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory.path)
+        #expect(files.contains { $0.hasPrefix("network.json.corrupt-") }, "\(files)")
+    }
+}

@@ -1,0 +1,83 @@
+import SettingsAPI
+import Testing
+
+@Suite("JSON values")
+struct JSONValueTests {
+    @Test("parses every kind of value")
+    func parsesValues() throws {
+        let value = try JSONValue(parsing: #" {"a": [1, -2.5, 1e3, true, false, null], "b": "x\ny\u00e9\ud83d\ude00"} "#)
+        #expect(value["a"] == [1, -2.5, 1000.0, true, false, nil])
+        #expect(value["b"] == "x\nyé😀")
+    }
+
+    @Test("writes compact JSON with sorted keys that parses back to the same value")
+    func roundTrips() throws {
+        let value: JSONValue = ["z": 1, "a": ["s\"q\\\u{1}", 0.1, -9_223_372_036_854_775_808], "m": [:], "e": []]
+        let text = value.serialized()
+        #expect(text == #"{"a":["s\"q\\\u0001",0.1,-9223372036854775808],"e":[],"m":{},"z":1}"#)
+        #expect(try JSONValue(parsing: text) == value)
+        #expect(try JSONValue(parsing: value.prettyPrinted()) == value)
+    }
+
+    @Test(
+        "rejects malformed text with line and column",
+        arguments: [
+            ("{\"a\": }", 1, 7), ("[1,]", 1, 4), ("{\"a\" 1}", 1, 6), ("\"abc", 1, 5), ("01", 1, 2),
+            ("[1]\n x", 2, 2), ("", 1, 1), ("{'a': 1}", 1, 2), ("tru", 1, 1), ("\"\\x\"", 1, 2),
+        ]
+    )
+    func rejectsMalformed(text: String, line: Int, column: Int) {
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+        #expect(error?.line == line)
+        #expect(error?.column == column)
+    }
+
+    @Test("rejects nesting deeper than the limit instead of overflowing the stack")
+    func deepNesting() {
+        let text = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+    }
+
+    @Test("integers too large for 64 bits become doubles")
+    func bigIntegers() throws {
+        #expect(try JSONValue(parsing: "9223372036854775808") == .double(9_223_372_036_854_775_808))
+    }
+
+    @Test("ViewModels round-trip through their wire form")
+    func viewModelRoundTrip() throws {
+        let item = ItemViewModel(
+            key: "network.proxy.port", id: "port", title: "Port", summary: "", type: "int", value: 8080,
+            display: "8080", layer: .local, modified: true, locked: false, defaultValue: 3128,
+            defaultDisplay: "3128", constraint: "1..65535"
+        )
+        let module = ModuleViewModel(
+            module: "network", title: "Network", description: "", revision: 3,
+            sections: [SectionViewModel(id: "proxy", title: "Proxy", items: [item])]
+        )
+        #expect(try ModuleViewModel(json: JSONValue(parsing: module.json.serialized())) == module)
+        let explain = ExplainViewModel(
+            item: item,
+            layers: [LayerValueViewModel(layer: .recommended, present: false, value: nil, display: nil, source: "remote")],
+            winner: .local, revision: 3
+        )
+        #expect(try ExplainViewModel(json: explain.json) == explain)
+    }
+
+    @Test("a ViewModel with a missing field names it")
+    func missingField() {
+        #expect(throws: JSONDecodingError(field: "modules[0].keys", reason: "missing")) {
+            try ModuleListViewModel(json: ["modules": [["name": "a", "title": "A", "description": ""]]])
+        }
+    }
+
+    @Test("the IDL is embedded and declares the interface and its errors")
+    func idl() {
+        let idl = SettingsMethod.interfaceDescription
+        #expect(idl.hasPrefix("# "))
+        #expect(idl.contains("interface io.viper.settings\n"))
+        for method in SettingsMethod.allCases { #expect(idl.contains("method \(method.rawValue)(")) }
+        for name in ["NoSuchModule", "NoSuchKey", "InvalidValue", "KeyLocked", "PermissionDenied"] {
+            #expect(idl.contains("error \(name) ("))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import SettingsAPI
+import SettingsCLI
+import Testing
+
+@Suite("get, set, reset, modules: renderers")
+struct ResultRendererTests {
+    @Test("get prints only the display value, as the daemon wrote it")
+    func getPrintsOnlyTheValue() {
+        #expect(ValueRenderer.render(ValueViewModel(item: Fixtures.port, revision: 7)) == "8080")
+        var channels = Fixtures.servers
+        channels.display = "stable, beta"
+        #expect(ValueRenderer.render(ValueViewModel(item: channels, revision: 1)) == "stable, beta")
+    }
+
+    @Test("set prints the value before and after, or that it is unchanged")
+    func set() {
+        var previous = Fixtures.port
+        previous.display = "3128"
+        let changed = SetResultViewModel(item: Fixtures.port, previous: previous, changed: true, revision: 8)
+        #expect(SetResultRenderer.render(changed) == "network.proxy.port: 3128 -> 8080")
+        let same = SetResultViewModel(item: Fixtures.port, previous: Fixtures.port, changed: false, revision: 7)
+        #expect(SetResultRenderer.render(same) == "network.proxy.port: unchanged (8080)")
+    }
+
+    @Test("reset prints each key with the value that applies again, or that nothing was reset")
+    func reset() {
+        var port = Fixtures.port
+        port.display = "3128"
+        port.layer = .default
+        let changed = ResetResultViewModel(items: [port], changed: true, revision: 9)
+        #expect(
+            ResetResultRenderer.render(changed, target: "network.proxy.port")
+                == "network.proxy.port: reset to 3128 (default)"
+        )
+        let unchanged = ResetResultViewModel(items: [port], changed: false, revision: 9)
+        #expect(
+            ResetResultRenderer.render(unchanged, target: "network.proxy.port")
+                == "network.proxy.port: unchanged, no local value (3128)"
+        )
+        let module = ResetResultViewModel(items: [Fixtures.host, port], changed: false, revision: 9)
+        #expect(ResetResultRenderer.render(module, target: "network") == "network: nothing to reset, no local values")
+    }
+
+    @Test("modules prints a table with numbers aligned right")
+    func modules() {
+        let model = ModuleListViewModel(modules: [
+            ModuleSummaryViewModel(name: "network", title: "Network", description: "", keys: 9, modified: 2,
+                revision: 41),
+            ModuleSummaryViewModel(name: "display", title: "Display", description: "", keys: 12, modified: 0,
+                revision: 3),
+        ])
+        #expect(
+            ModuleListRenderer.render(model).split(separator: "\n") == [
+                "NAME     TITLE    KEYS  MODIFIED  REVISION",
+                "network  Network     9         2        41",
+                "display  Display    12         0         3",
+            ]
+        )
+        #expect(ModuleListRenderer.render(ModuleListViewModel(modules: [])) == "No modules.")
+    }
+}

@@ -1,0 +1,98 @@
+import SettingsAPI
+import SettingsCLI
+import Testing
+
+@Suite("SettingsCtl: parsing, exit statuses and whole commands")
+struct SettingsCtlTests {
+    static func status(_ arguments: [String]) -> ExitStatus {
+        do {
+            _ = try SettingsCtl.parseAsRoot(arguments)
+            return .success
+        } catch {
+            return SettingsCtl.exitStatus(for: error)
+        }
+    }
+
+    @Test(
+        "usage errors exit with 2, not ArgumentParser's 64",
+        arguments: [["get"], ["bogus"], ["get", "a", "b"], ["--frobnicate", "modules"], ["set", "k"],
+            ["--socket", "", "modules"]]
+    )
+    func usageErrors(arguments: [String]) {
+        #expect(Self.status(arguments) == .usage)
+    }
+
+    @Test("help and version exit with 0", arguments: [["--help"], ["--version"], ["get", "--help"], ["help", "set"]])
+    func helpAndVersion(arguments: [String]) {
+        #expect(Self.status(arguments) == .success)
+    }
+
+    @Test("failures keep their status and are printed as settingsctl: MESSAGE")
+    func failures() {
+        let locked = SettingsFailure.keyLocked(key: "k", source: "fleet")
+        #expect(SettingsCtl.exitStatus(for: locked) == .locked)
+        #expect(SettingsCtl.message(for: locked) == "settingsctl: \(locked.description)")
+        #expect(SettingsCtl.exitStatus(for: CLIFailure(.unreachable, "gone")) == .unreachable)
+        #expect(SettingsCtl.message(for: CLIFailure(.unreachable, "gone")) == "settingsctl: gone")
+    }
+
+    @Test("--help lists every exit status and the examples")
+    func helpText() {
+        let help = SettingsCtl.helpMessage(columns: 200)
+        for status in ExitStatus.allCases {
+            #expect(help.contains("\(status.rawValue)  \(status.meaning)"))
+        }
+        #expect(help.contains("settingsctl --json show network"))
+    }
+
+    @Test("set takes a value beginning with '-' after --")
+    func dashValue() throws {
+        let command = try #require(try SettingsCtl.parseAsRoot(["set", "k", "--", "-5"]) as? SetCommand)
+        #expect(command.key == "k" && command.value == "-5")
+    }
+
+    @Test("--json before the command prints the reply as JSON that reads back as the ViewModel")
+    func jsonRoundTrip() throws {
+        let server = FakeVarlinkServer(reply: JSONValue.object(["parameters": Fixtures.network.json]).serialized())
+        let parsed = try SettingsCtl.parseAsRoot(["--json", "--socket", server.path, "show", "network"])
+        let command = try #require(parsed as? ShowCommand)
+        let output = try command.output(using: command.global.client(), style: .plain)
+        #expect(try ModuleViewModel(json: JSONValue(parsing: output)) == Fixtures.network)
+        #expect(output.contains("\n  "))
+        #expect(server.finish().contains(#""method":"io.viper.settings.ShowModule""#))
+    }
+
+    @Test("get sends Get with the key and prints just the value")
+    func getCommand() throws {
+        let reply = JSONValue.object(["parameters": ValueViewModel(item: Fixtures.port, revision: 7).json])
+        let server = FakeVarlinkServer(reply: reply.serialized())
+        let parsed = try SettingsCtl.parseAsRoot(["get", "network.proxy.port", "--socket", server.path])
+        let command = try #require(parsed as? GetCommand)
+        #expect(try command.output(using: command.global.client(), style: .plain) == "8080")
+        #expect(server.finish().contains(#""parameters":{"key":"network.proxy.port"}"#))
+    }
+
+    @Test("set sends the value as text")
+    func setCommand() throws {
+        var previous = Fixtures.port
+        previous.display = "3128"
+        let model = SetResultViewModel(item: Fixtures.port, previous: previous, changed: true, revision: 8)
+        let server = FakeVarlinkServer(reply: JSONValue.object(["parameters": model.json]).serialized())
+        let parsed = try SettingsCtl.parseAsRoot(["--socket", server.path, "set", "network.proxy.port", "8080"])
+        let command = try #require(parsed as? SetCommand)
+        #expect(try command.output(using: command.global.client(), style: .plain) == "network.proxy.port: 3128 -> 8080")
+        #expect(server.finish().contains(#""parameters":{"key":"network.proxy.port","text":"8080"}"#))
+    }
+
+    @Test("a reply that does not have the ViewModel's shape is an other failure")
+    func wrongShape() throws {
+        let server = FakeVarlinkServer(reply: #"{"parameters":{"item":{}}}"#)
+        let parsed = try SettingsCtl.parseAsRoot(["--socket", server.path, "get", "k"])
+        let command = try #require(parsed as? GetCommand)
+        let failure = #expect(throws: CLIFailure.self) {
+            try command.output(using: command.global.client(), style: .plain)
+        }
+        #expect(failure?.status == .failure)
+        #expect(failure?.message.contains("unexpected reply") == true)
+    }
+}

@@ -1,0 +1,136 @@
+import SettingsAPI
+import Synchronization
+import ViperIPC
+
+/// `org.example.test`, an interface whose methods exercise the server's call handling.
+final class TestInterface: VarlinkInterface {
+    let name = "org.example.test"
+    let description = """
+        # Methods for testing the Varlink server.
+        interface org.example.test
+
+        method Echo(value: ?object) -> (value: ?object)
+        method Fail() -> ()
+        method Stream() -> (index: int)
+        method Slow() -> (done: bool)
+        method WhoAmI() -> (pid: int, uid: int, gid: int)
+        method Crash() -> ()
+        method Silent() -> ()
+        method ContinuesWithoutMore() -> ()
+        method ReplyTwice() -> (count: int)
+        method Flood() -> (index: int)
+        method Forever() -> (index: int)
+        method NotAnObject() -> ()
+
+        error Failed (reason: string)
+
+        """
+    let methods: Set<String> = [
+        "Echo", "Fail", "Stream", "Slow", "WhoAmI", "Crash", "Silent", "ContinuesWithoutMore", "ReplyTwice", "Flood",
+        "Forever", "NotAnObject",
+    ]
+
+    /// Every call received, in order.
+    let calls = Mutex<[VarlinkCall]>([])
+    /// The errors replies threw at handlers, in order.
+    let replyErrors = Mutex<[VarlinkServerError]>([])
+    /// Fires when `Slow` started.
+    let slowStarted = TestSignal()
+    /// Lets `Slow` finish.
+    let slowRelease = TestSignal()
+    /// Fires when `Flood` ended because a reply failed.
+    let floodEnded = TestSignal()
+    /// Fires when `Forever` sent its first reply.
+    let foreverStarted = TestSignal()
+    /// Fires when `Forever` ended, i.e. was cancelled.
+    let foreverEnded = TestSignal()
+
+    func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: any VarlinkReplySink) async throws {
+        self.calls.withLock { $0.append(call) }
+        switch call.methodName {
+        case "Echo":
+            try await replies.reply(.object(call.parameters))
+        case "Fail":
+            throw VarlinkError(name: "org.example.test.Failed", parameters: ["reason": "asked to fail"])
+        case "Stream":
+            guard call.more else { throw VarlinkError.expectedMore() }
+            for index in 0..<3 {
+                try await replies.reply(["index": .int(Int64(index))], continues: true)
+            }
+            try await replies.reply(["index": 3])
+        case "Slow":
+            self.slowStarted.fire()
+            await self.slowRelease.wait()
+            try await replies.reply(["done": true])
+        case "WhoAmI":
+            try await replies.reply([
+                "pid": .int(Int64(peer.pid)), "uid": .int(Int64(peer.uid)), "gid": .int(Int64(peer.gid)),
+            ])
+        case "Crash":
+            throw TestInterfaceCrash()
+        case "Silent":
+            return
+        case "ContinuesWithoutMore":
+            try await replies.reply(["sent": true], continues: true)
+        case "ReplyTwice":
+            try await replies.reply(["count": 1])
+            do {
+                try await replies.reply(["count": 2])
+            } catch let error as VarlinkServerError {
+                self.replyErrors.withLock { $0.append(error) }
+            }
+        case "Flood":
+            try await self.flood(replies)
+        case "Forever":
+            try await replies.reply(["index": 0], continues: true)
+            self.foreverStarted.fire()
+            defer { self.foreverEnded.fire() }
+            await TestSignal().wait()  // never fires; returns when cancelled
+            try Task.checkCancellation()
+        case "NotAnObject":
+            do {
+                try await replies.reply([1, 2])
+            } catch let error as VarlinkServerError {
+                self.replyErrors.withLock { $0.append(error) }
+            }
+            try await replies.reply([:])
+        default:
+            throw VarlinkError.methodNotImplemented(call.method)
+        }
+    }
+
+    private func flood(_ replies: any VarlinkReplySink) async throws {
+        defer { self.floodEnded.fire() }
+        var index: Int64 = 0
+        while true {
+            try await replies.reply(
+                ["index": .int(index), "padding": .string(String(repeating: "x", count: 1000))],
+                continues: true
+            )
+            index += 1
+        }
+    }
+}
+
+/// The non-Varlink error `Crash` throws.
+struct TestInterfaceCrash: Error {}
+
+/// A one-shot signal between a test and a handler: ``fire()`` once, ``wait()`` from one task.
+final class TestSignal: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (self.stream, self.continuation) = AsyncStream<Void>.makeStream()
+    }
+
+    /// Fires the signal.
+    func fire() {
+        self.continuation.finish()
+    }
+
+    /// Returns once the signal fired, or the task is cancelled.
+    func wait() async {
+        for await _ in self.stream {}
+    }
+}

@@ -1,0 +1,73 @@
+import SettingsAPI
+import Testing
+import ViperIPC
+
+@Suite("Varlink connection limits", .timeLimit(.minutes(1)))
+struct VarlinkLimitTests {
+    @Test("A connection over the per-uid limit is closed; one fits again after another closed")
+    func perUIDLimit() async throws {
+        try await TestServer.with(maximumConnectionsPerUID: 2) { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
+                #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
+                    #expect(try await second.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+                    try await TestVarlinkClient.withConnection(to: server.socketPath) { third in
+                        try await third.send(#"{"method": "org.example.test.Echo"}"#)
+                        try await third.expectClosed()
+                    }
+                }
+                try await Self.expectServedEventually(at: server.socketPath)
+            }
+        }
+    }
+
+    @Test("A connection over the total limit is closed")
+    func totalLimit() async throws {
+        try await TestServer.with(maximumConnections: 1) { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
+                #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
+                    try await second.send(#"{"method": "org.example.test.Echo"}"#)
+                    try await second.expectClosed()
+                }
+                #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+            }
+        }
+    }
+
+    @Test("A connection idle longer than the idle timeout is closed")
+    func idleTimeout() async throws {
+        try await TestServer.with(idleTimeout: .milliseconds(50)) { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                try await client.expectClosed()
+            }
+        }
+    }
+
+    @Test("A call in progress is not cut by the idle timeout")
+    func idleTimeoutSparesCalls() async throws {
+        try await TestServer.with(idleTimeout: .milliseconds(500)) { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                try await client.send(#"{"method": "org.example.test.Slow"}"#)
+                await server.interface.slowStarted.wait()
+                // Not synchronization: the time that must pass without the busy connection being closed.
+                try await Task.sleep(for: .seconds(1))
+                server.interface.slowRelease.fire()
+                #expect(try await client.readReply() == ["parameters": ["done": true]])
+            }
+        }
+    }
+
+    /// Connects until a call is served: the server uncounts a closed connection asynchronously.
+    private static func expectServedEventually(at path: String) async throws {
+        for _ in 0..<1000 {
+            // The server may close a refused connection before the call is written: that counts as not served.
+            let served = try? await TestVarlinkClient.withConnection(to: path) { client in
+                try await client.send(#"{"method": "org.example.test.Echo"}"#)
+                return try await client.readMessage() != nil
+            }
+            if served == true { return }
+        }
+        Issue.record("no connection was served after one closed")
+    }
+}

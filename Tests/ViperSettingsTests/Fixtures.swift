@@ -1,0 +1,45 @@
+import SettingsAPI
+import ViperSettings
+
+/// A small schema used across the module's tests.
+enum Fixtures {
+    static let networkJSON: JSONValue = [
+        "module": "network", "title": "Network", "description": "Proxy",
+        "writers": ["groups": ["netadmin"], "users": ["alice"]],
+        "sections": [
+            [
+                "id": "proxy", "title": "Proxy",
+                "items": [
+                    ["id": "mode", "type": "string", "choices": ["none", "manual", "auto"], "default": "none"],
+                    ["id": "port", "title": "Port", "type": "int", "range": [1, 65535], "default": 3128],
+                    ["id": "ignore", "type": "strings", "default": ["localhost"]],
+                ],
+            ],
+            [
+                "id": "dns", "title": "DNS",
+                "items": [
+                    ["id": "cache", "type": "bool", "default": true],
+                    ["id": "timeout", "type": "double", "range": [0.1, 30.0], "default": 5.0],
+                ],
+            ],
+        ],
+    ]
+
+    static var network: ModuleSchema { try! ModuleSchema(json: networkJSON) }
+
+    static let root = Caller(uid: 0, gid: 0, pid: 42)
+    static let alice = Caller(uid: 1000, gid: 1000, pid: 43)
+    static let bob = Caller(uid: 1001, gid: 1001, pid: 44)
+    static let carol = Caller(uid: 1002, gid: 1002, pid: 45)
+}
+
+/// Accounts for tests: alice is a named writer, carol is in netadmin, bob is nobody special.
+struct FakeAccounts: AccountDirectory {
+    func userName(uid: UInt32) -> String? {
+        [1000: "alice", 1001: "bob", 1002: "carol"][uid]
+    }
+
+    func groupNames(uid: UInt32, gid: UInt32) -> [String] {
+        uid == 1002 ? ["carol", "netadmin"] : []
+    }
+}

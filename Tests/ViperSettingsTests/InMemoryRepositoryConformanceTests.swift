@@ -1,0 +1,30 @@
+import Testing
+import ViperSettings
+import ViperSettingsTesting
+
+/// The shared Repository conformance suite, run against ``InMemorySettingsRepository`` (no storage, so no reopening).
+@Suite("InMemorySettingsRepository conformance")
+struct InMemoryRepositoryConformanceTests {
+    let suite = RepositoryConformance(makeRepository: { InMemorySettingsRepository() })
+
+    @Test("a new module is empty")
+    func emptyModule() async throws { try await self.suite.checkEmptyModuleIsEmpty() }
+
+    @Test("an update applies its sets, removals and revision")
+    func updateApplies() async throws { try await self.suite.checkUpdateAppliesChange() }
+
+    @Test("a nil decision changes nothing")
+    func nilDecision() async throws { try await self.suite.checkNilDecisionChangesNothing() }
+
+    @Test("an error thrown by decide propagates and changes nothing")
+    func decideError() async throws { try await self.suite.checkDecideErrorPropagates() }
+
+    @Test("modules are independent")
+    func independentModules() async throws { try await self.suite.checkModulesAreIndependent() }
+
+    @Test("100 concurrent increments end at revision 100")
+    func concurrentUpdates() async throws { try await self.suite.checkConcurrentUpdatesAreAtomic() }
+
+    @Test("every kind of value reads back equal")
+    func valuesRoundTrip() async throws { try await self.suite.checkValuesRoundTrip() }
+}

@@ -1,0 +1,152 @@
+import Logging
+import SettingsAPI
+import Testing
+import ViperSettings
+
+@Suite("Settings Interactor, over the in-memory Repository")
+struct SettingsInteractorTests {
+    let repository = InMemorySettingsRepository()
+
+    var interactor: SettingsInteractor {
+        SettingsInteractor(
+            schema: Fixtures.network,
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+    }
+
+    @Test("set stores a local value and bumps the revision")
+    func setStores() async throws {
+        let outcome = try await self.interactor.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        #expect(outcome.changed)
+        #expect(outcome.before.value == .int(3128))
+        #expect(outcome.after.value == .int(8080))
+        #expect(outcome.after.winner == .local)
+        #expect(outcome.revision == 1)
+        #expect(try await self.repository.state(of: "network").local == ["proxy.port": .int(8080)])
+    }
+
+    @Test("setting the value the local layer already holds changes nothing")
+    func setNoOp() async throws {
+        _ = try await self.interactor.set(path: "proxy.port", input: .json(8080), caller: Fixtures.root)
+        let again = try await self.interactor.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        #expect(!again.changed)
+        #expect(again.revision == 1)
+    }
+
+    @Test("a value outside the range is an invalid value naming key, value and range")
+    func setInvalid() async throws {
+        await #expect(
+            throws: SettingsFailure.invalidValue(
+                key: "network.proxy.port",
+                value: "70000",
+                reason: "must be within 1..65535"
+            )
+        ) {
+            try await self.interactor.set(path: "proxy.port", input: .text("70000"), caller: Fixtures.root)
+        }
+        #expect(try await self.repository.state(of: "network") == .empty)
+    }
+
+    @Test("an unknown key is reported with its full name")
+    func unknownKey() async {
+        await #expect(throws: SettingsFailure.noSuchKey(key: "network.nope")) {
+            try await self.interactor.resolve(path: "nope")
+        }
+        await #expect(throws: SettingsFailure.noSuchKey(key: "network.proxy.nope")) {
+            try await self.interactor.set(path: "proxy.nope", input: .text("1"), caller: Fixtures.root)
+        }
+    }
+
+    @Test("a mandatory value locks the key against local writes")
+    func locked() async throws {
+        let repository = InMemorySettingsRepository(states: ["network": ModuleState(mandatory: ["proxy.mode": .string("auto")])])
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        await #expect(throws: SettingsFailure.keyLocked(key: "network.proxy.mode", source: "fleet policy (mandatory layer)")) {
+            try await interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.root)
+        }
+        let (setting, _) = try await interactor.resolve(path: "proxy.mode")
+        #expect(setting.value == .string("auto"))
+        #expect(setting.isLocked)
+    }
+
+    @Test("only root, named writers and members of writer groups may write")
+    func authorization() async throws {
+        await #expect(
+            throws: SettingsFailure.permissionDenied(
+                module: "network",
+                uid: 1001,
+                reason: "only root, users alice, members of netadmin may write it"
+            )
+        ) {
+            try await self.interactor.set(path: "proxy.port", input: .text("1"), caller: Fixtures.bob)
+        }
+        _ = try await self.interactor.set(path: "proxy.port", input: .text("2"), caller: Fixtures.alice)
+        let outcome = try await self.interactor.set(path: "proxy.port", input: .text("3"), caller: Fixtures.carol)
+        #expect(outcome.after.value == .int(3))
+    }
+
+    @Test("everyone may read")
+    func reading() async throws {
+        let (settings, revision) = try await self.interactor.resolveAll()
+        #expect(settings.count == 5)
+        #expect(revision == 0)
+    }
+
+    @Test("reset of a key returns to the default; reset of nothing changes nothing")
+    func resetKey() async throws {
+        _ = try await self.interactor.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        let reset = try await self.interactor.reset(path: "proxy.port", caller: Fixtures.root)
+        #expect(reset.changed)
+        #expect(reset.after.map(\.value) == [.int(3128)])
+        #expect(reset.revision == 2)
+        let again = try await self.interactor.reset(path: "proxy.port", caller: Fixtures.root)
+        #expect(!again.changed)
+        #expect(again.revision == 2)
+    }
+
+    @Test("reset of a module removes every local value")
+    func resetModule() async throws {
+        _ = try await self.interactor.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        _ = try await self.interactor.set(path: "dns.cache", input: .text("false"), caller: Fixtures.root)
+        let reset = try await self.interactor.reset(path: nil, caller: Fixtures.root)
+        #expect(reset.changed)
+        #expect(reset.after.count == 5)
+        #expect(try await self.repository.state(of: "network").local.isEmpty)
+        #expect(reset.after.allSatisfy { !$0.isModified })
+    }
+
+    @Test("concurrent sets each bump the revision once")
+    func concurrentSets() async throws {
+        let interactor = self.interactor
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for port in 1...50 {
+                group.addTask {
+                    _ = try await interactor.set(path: "proxy.port", input: .json(.int(Int64(port))), caller: Fixtures.root)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await self.repository.state(of: "network").revision == 50)
+    }
+
+    @Test("a stored value that no longer fits the schema is ignored")
+    func staleStoredValue() async throws {
+        let repository = InMemorySettingsRepository(states: ["network": ModuleState(local: ["proxy.port": .string("x")])])
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let (setting, _) = try await interactor.resolve(path: "proxy.port")
+        #expect(setting.value == .int(3128))
+        #expect(setting.winner == .default)
+    }
+}

@@ -1,0 +1,133 @@
+import SettingsAPI
+import Synchronization
+import Testing
+import ViperSettings
+
+/// A View that records what it was shown.
+final class MockView: SettingsViewProtocol {
+    let shown = Mutex<[Result<SettingsViewModel, SettingsFailure>]>([])
+
+    func display(_ viewModel: SettingsViewModel) async { self.shown.withLock { $0.append(.success(viewModel)) } }
+    func display(failure: SettingsFailure) async { self.shown.withLock { $0.append(.failure(failure)) } }
+
+    var last: Result<SettingsViewModel, SettingsFailure>? { self.shown.withLock { $0.last } }
+}
+
+/// An Interactor with canned answers that records the calls it gets.
+final class MockInteractor: SettingsInteractorProtocol {
+    let schema = Fixtures.network
+    let state: ModuleState
+    let calls = Mutex<[String]>([])
+    let failure: SettingsFailure?
+
+    init(state: ModuleState = .empty, failure: SettingsFailure? = nil) {
+        self.state = state
+        self.failure = failure
+    }
+
+    func resolveAll() async throws(SettingsFailure) -> (settings: [ResolvedSetting], revision: Int64) {
+        self.calls.withLock { $0.append("resolveAll") }
+        if let failure { throw failure }
+        let settings = self.schema.sections.flatMap { section in
+            section.items.map { ResolvedSetting(module: "network", sectionID: section.id, item: $0, state: self.state) }
+        }
+        return (settings, self.state.revision)
+    }
+
+    func resolve(path: String) async throws(SettingsFailure) -> (setting: ResolvedSetting, revision: Int64) {
+        self.calls.withLock { $0.append("resolve \(path)") }
+        if let failure { throw failure }
+        let section = String(path.prefix { $0 != "." })
+        return (
+            ResolvedSetting(module: "network", sectionID: section, item: self.schema.item(at: path)!, state: self.state),
+            self.state.revision
+        )
+    }
+
+    func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome {
+        self.calls.withLock { $0.append("set \(path) \(input) uid=\(caller.uid)") }
+        throw self.failure ?? .storageFailure(module: "network", reason: "not canned")
+    }
+
+    func reset(path: String?, caller: Caller) async throws(SettingsFailure) -> ResetOutcome {
+        self.calls.withLock { $0.append("reset \(path ?? "*")") }
+        throw self.failure ?? .storageFailure(module: "network", reason: "not canned")
+    }
+}
+
+@Suite("Settings Presenter, with a mock Interactor and a mock View")
+struct SettingsPresenterTests {
+    let state = ModuleState(
+        revision: 7,
+        local: ["proxy.port": .int(8080)],
+        mandatory: ["proxy.mode": .string("manual")]
+    )
+
+    @Test("show renders sections in schema order with display strings and markers")
+    func show() async throws {
+        let interactor = MockInteractor(state: self.state)
+        let presenter = SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+        let view = MockView()
+        await presenter.handle(.showModule, caller: Fixtures.root, view: view)
+        guard case .success(.module(let model)) = view.last else {
+            Issue.record("expected a module, got \(String(describing: view.last))")
+            return
+        }
+        #expect(model.revision == 7)
+        #expect(model.sections.map(\.title) == ["Proxy", "DNS"])
+        let items = model.sections[0].items
+        #expect(items.map(\.key) == ["network.proxy.mode", "network.proxy.port", "network.proxy.ignore"])
+        #expect(items[0].display == "manual" && items[0].locked && items[0].layer == .mandatory)
+        #expect(items[1].display == "8080" && items[1].modified && !items[1].locked)
+        #expect(items[1].defaultDisplay == "3128" && items[1].constraint == "1..65535")
+        #expect(items[2].display == "localhost" && !items[2].modified)
+        #expect(model.sections[1].items[1].display == "5.0")
+    }
+
+    @Test("get shows one item")
+    func get() async {
+        let interactor = MockInteractor(state: self.state)
+        let presenter = SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+        let view = MockView()
+        await presenter.handle(.get(path: "proxy.port"), caller: Fixtures.bob, view: view)
+        guard case .success(.value(let model)) = view.last else {
+            Issue.record("expected a value")
+            return
+        }
+        #expect(model.item.display == "8080")
+        #expect(model.item.value == 8080)
+        #expect(interactor.calls.withLock { $0 } == ["resolve proxy.port"])
+    }
+
+    @Test("explain lists every layer and the winner")
+    func explain() async {
+        let presenter = SettingsPresenter(interactor: MockInteractor(state: self.state), dataManager: SettingsDataManager())
+        let view = MockView()
+        await presenter.handle(.explain(path: "proxy.mode"), caller: Fixtures.root, view: view)
+        guard case .success(.explain(let model)) = view.last else {
+            Issue.record("expected an explanation")
+            return
+        }
+        #expect(model.layers.map(\.layer) == [.default, .recommended, .local, .mandatory])
+        #expect(model.layers.map(\.present) == [true, false, false, true])
+        #expect(model.layers[0].display == "none")
+        #expect(model.winner == .mandatory)
+    }
+
+    @Test("a failure of the Interactor reaches the View unchanged")
+    func failure() async {
+        let interactor = MockInteractor(failure: .keyLocked(key: "network.proxy.mode", source: "fleet"))
+        let presenter = SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+        let view = MockView()
+        await presenter.handle(.set(path: "proxy.mode", input: .text("none")), caller: Fixtures.alice, view: view)
+        #expect(view.last == .failure(.keyLocked(key: "network.proxy.mode", source: "fleet")))
+        #expect(interactor.calls.withLock { $0 } == ["set proxy.mode none uid=1000"])
+    }
+
+    @Test("the summary counts keys and modified keys")
+    func summary() async {
+        let presenter = SettingsPresenter(interactor: MockInteractor(state: self.state), dataManager: SettingsDataManager())
+        let summary = await presenter.summary()
+        #expect(summary == ModuleSummaryViewModel(name: "network", title: "Network", description: "Proxy", keys: 5, modified: 2, revision: 7))
+    }
+}

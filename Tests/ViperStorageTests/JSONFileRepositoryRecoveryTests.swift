@@ -1,0 +1,200 @@
+import Foundation
+import SettingsAPI
+import Testing
+import ViperSettings
+import ViperStorage
+
+/// Loading: snapshots and journals that a crash or a bad edit left behind are repaired, never fatal.
+@Suite("JSONFileRepository recovery")
+struct JSONFileRepositoryRecoveryTests {
+    let scratch = Scratch()
+
+    @Test("a snapshot and its journal load together")
+    func snapshotAndJournal() async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 5, "local": {"proxy.port": 8080, "proxy.mode": "x"}}"#,
+            to: self.scratch.file("network.json")
+        )
+        try Files.write(
+            journalLine(revision: 6, set: ["proxy.port": 3128]) + journalLine(revision: 7, remove: ["proxy.mode"]),
+            to: self.scratch.file("network.journal")
+        )
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        #expect(state == ModuleState(revision: 7, local: ["proxy.port": .int(3128)]))
+        #expect(recorder.messages(at: .warning).isEmpty && recorder.messages(at: .error).isEmpty)
+    }
+
+    @Test("a corrupt snapshot is moved aside and the module serves its journal")
+    func corruptSnapshot() async throws {
+        try Files.write("{\"format\": 1,\n  \"module\": oops}", to: self.scratch.file("network.json"))
+        try Files.write(journalLine(revision: 3, set: ["proxy.port": 8080]), to: self.scratch.file("network.journal"))
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        #expect(
+            try await repository.state(of: "network") == ModuleState(revision: 3, local: ["proxy.port": .int(8080)])
+        )
+        let aside = self.scratch.file("network.json.corrupt-\(testTimestamp)")
+        #expect(Files.exists(aside))
+        #expect(!Files.exists(self.scratch.file("network.json")))
+        #expect(try Files.read(aside) == "{\"format\": 1,\n  \"module\": oops}")
+        let errors = recorder.messages(at: .error)
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("line 2, column 13") == true)
+        #expect(errors.first?.contains(aside) == true)
+        #expect(recorder.entries.first { $0.level == .error }?.metadata["module"] == "network")
+        // The module goes on: writes work and survive.
+        _ = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.mode": .string("auto")], revision: $0.revision + 1)
+        }
+        await repository.close()
+        let reopened = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(reopened == ModuleState(revision: 4, local: ["proxy.port": .int(8080), "proxy.mode": .string("auto")]))
+    }
+
+    @Test(
+        "a snapshot of the wrong shape is corrupt",
+        arguments: [
+            #"[1, 2]"#,
+            #"{"format": 2, "module": "network", "revision": 1, "local": {}}"#,
+            #"{"format": 1, "module": "display", "revision": 1, "local": {}}"#,
+            #"{"format": 1, "module": "network", "revision": "7", "local": {}}"#,
+            #"{"format": 1, "module": "network", "revision": 1, "local": [1]}"#,
+            "",
+        ]
+    )
+    func wrongShape(text: String) async throws {
+        try Files.write(text, to: self.scratch.file("network.json"))
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        #expect(state == .empty)
+        #expect(Files.exists(self.scratch.file("network.json.corrupt-\(testTimestamp)")))
+        #expect(recorder.messages(at: .error).count == 1)
+    }
+
+    @Test("a second corrupt file in the same second gets its own name")
+    func corruptTwice() async throws {
+        try Files.write("nope", to: self.scratch.file("network.json.corrupt-\(testTimestamp)"))
+        try Files.write("nope again", to: self.scratch.file("network.json"))
+        _ = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(try Files.read(self.scratch.file("network.json.corrupt-\(testTimestamp)")) == "nope")
+        #expect(try Files.read(self.scratch.file("network.json.corrupt-\(testTimestamp)-2")) == "nope again")
+    }
+
+    @Test("remote layers in a snapshot are tolerated; invalid stored values are skipped with a warning")
+    func toleratedContent() async throws {
+        try Files.write(
+            #"""
+            {"format": 1, "module": "network", "revision": 2,
+             "local": {"proxy.port": 8080, "proxy.bad": null, "proxy.worse": {"x": 1}, "proxy.mixed": ["a", 1]},
+             "recommended": {"proxy.mode": "auto"}, "mandatory": {"proxy.port": 1}}
+            """#,
+            to: self.scratch.file("network.json")
+        )
+        try Files.write(
+            journalLine(revision: 3, set: ["proxy.mode": "manual", "proxy.null": nil]),
+            to: self.scratch.file("network.journal")
+        )
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        #expect(state == ModuleState(revision: 3, local: ["proxy.port": .int(8080), "proxy.mode": .string("manual")]))
+        let warnings = recorder.messages(at: .warning)
+        #expect(warnings.count == 2)
+        #expect(warnings.first?.contains("proxy.bad") == true && warnings.first?.contains("proxy.mixed") == true)
+        #expect(warnings.last?.contains("proxy.null") == true)
+        #expect(recorder.messages(at: .error).isEmpty)
+        #expect(Files.list(self.scratch.path) == ["network.journal", "network.json"])
+    }
+
+    @Test("a torn last journal line without newline is dropped and cut off")
+    func tornLastLine() async throws {
+        let good = journalLine(revision: 1, set: ["proxy.port": 1]) + journalLine(revision: 2, set: ["proxy.port": 2])
+        try Files.write(good + #"{"revision":3,"set":{"proxy.po"#, to: self.scratch.file("network.journal"))
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        #expect(try await repository.state(of: "network") == ModuleState(revision: 2, local: ["proxy.port": .int(2)]))
+        #expect(try Files.read(self.scratch.file("network.journal")) == good)
+        #expect(recorder.messages(at: .warning).count == 1)
+        #expect(recorder.messages(at: .warning).first?.contains("line 3") == true)
+        _ = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(3)], revision: $0.revision + 1)
+        }
+        #expect(try Files.journalLines(self.scratch.file("network.journal")).count == 3)
+        let reopened = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(reopened == ModuleState(revision: 3, local: ["proxy.port": .int(3)]))
+    }
+
+    @Test("an unparsable last journal line is dropped and cut off")
+    func unparsableLastLine() async throws {
+        let good = journalLine(revision: 1, set: ["proxy.port": 1])
+        try Files.write(good + "\u{0}\u{0}\u{0}garbage\n", to: self.scratch.file("network.journal"))
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        #expect(state == ModuleState(revision: 1, local: ["proxy.port": .int(1)]))
+        #expect(try Files.read(self.scratch.file("network.journal")) == good)
+        #expect(recorder.messages(at: .warning).count == 1)
+        #expect(recorder.messages(at: .error).isEmpty)
+    }
+
+    @Test("a corrupt line in the middle keeps the records before it, moves the journal aside, writes a snapshot")
+    func corruptMiddleLine() async throws {
+        let journal =
+            journalLine(revision: 1, set: ["proxy.port": 1]) + journalLine(revision: 2, set: ["proxy.mode": "auto"])
+            + "{\"revision\": oops}\n" + journalLine(revision: 4, set: ["proxy.port": 4])
+        try Files.write(journal, to: self.scratch.file("network.journal"))
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        let expected = ModuleState(revision: 2, local: ["proxy.port": .int(1), "proxy.mode": .string("auto")])
+        #expect(try await repository.state(of: "network") == expected)
+        let aside = self.scratch.file("network.journal.corrupt-\(testTimestamp)")
+        #expect(try Files.read(aside) == journal)
+        #expect(!Files.exists(self.scratch.file("network.journal")))
+        let snapshot = try JSONValue(parsing: Files.read(self.scratch.file("network.json")))
+        #expect(snapshot["revision"] == 2 && snapshot["local"] == ["proxy.port": 1, "proxy.mode": "auto"])
+        let errors = recorder.messages(at: .error)
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("Line 3") == true && errors.first?.contains(aside) == true)
+        _ = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(5)], revision: $0.revision + 1)
+        }
+        let reopened = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(reopened == ModuleState(revision: 3, local: ["proxy.port": .int(5), "proxy.mode": .string("auto")]))
+    }
+
+    @Test("a crash between a compaction's rename and its journal cut replays to the same state")
+    func crashDuringCompaction() async throws {
+        // The snapshot already holds the journal's records: replaying them again must change nothing.
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 3, "local": {"proxy.port": 3}}"#,
+            to: self.scratch.file("network.json")
+        )
+        try Files.write(
+            journalLine(revision: 1, set: ["proxy.port": 1, "proxy.mode": "auto"])
+                + journalLine(revision: 2, remove: ["proxy.mode"]) + journalLine(revision: 3, set: ["proxy.port": 3]),
+            to: self.scratch.file("network.journal")
+        )
+        let state = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(state == ModuleState(revision: 3, local: ["proxy.port": .int(3)]))
+    }
+
+    @Test("a stale temporary snapshot is removed and never read")
+    func staleTemporary() async throws {
+        try Files.write("{half a snap", to: self.scratch.file(".network.json.tmp"))
+        let state = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(state == .empty)
+        #expect(Files.list(self.scratch.path).isEmpty)
+    }
+
+    @Test(
+        "module names that could escape the directory are refused",
+        arguments: ["", ".hidden", "../etc", "a/b", "/abs"]
+    )
+    func invalidNames(name: String) async throws {
+        let repository = makeRepository(self.scratch.path)
+        await #expect(throws: StorageError.self) { try await repository.state(of: name) }
+        await #expect(throws: StorageError.self) {
+            try await repository.update(module: name) { _ in LocalChange(revision: 1) }
+        }
+        #expect(Files.list(self.scratch.path).isEmpty)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import ViperSettings
+import ViperStorage
+
+/// The module catalog: every schema file of a directory, one bad file never stopping the others.
+@Suite("ModuleCatalogLoader")
+struct ModuleCatalogLoaderTests {
+    let scratch = Scratch()
+
+    static func schema(_ module: String, portDefault: Int = 3128) -> String {
+        """
+        {
+          "module": "\(module)",
+          "sections": [
+            { "id": "proxy", "items": [
+              { "id": "port", "type": "int", "range": [1, 65535], "default": \(portDefault) }
+            ] }
+          ]
+        }
+        """
+    }
+
+    @Test("good files load while a syntax error and a default out of range are reported with file, path and reason")
+    func mixedDirectory() throws {
+        try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))
+        try Files.write(Self.schema("display"), to: self.scratch.file("display.json"))
+        try Files.write("{\n  \"module\": \"broken\",\n  \"sections\": [,]\n}", to: self.scratch.file("broken.json"))
+        try Files.write(Self.schema("ranged", portDefault: 70000), to: self.scratch.file("ranged.json"))
+        try Files.write("not a schema", to: self.scratch.file("README.md"))
+        try Files.write("{", to: self.scratch.file(".network.json.swp.json"))
+
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+
+        #expect(catalog.schemas.map(\.name) == ["display", "network"])
+        #expect(catalog.schemas.last?.item(at: "proxy.port")?.defaultValue == .int(3128))
+        #expect(catalog.errors.count == 2)
+        let syntax = try #require(catalog.errors.first)
+        #expect(syntax.file == self.scratch.file("broken.json"))
+        #expect(syntax.path == "$")
+        #expect(syntax.reason.hasPrefix("line 3, column 16: "))
+        let range = try #require(catalog.errors.last)
+        #expect(range.file == self.scratch.file("ranged.json"))
+        #expect(range.path == "$.sections[0].items[0].default")
+        #expect(range.reason.contains("70000"))
+        #expect(range.description.hasPrefix(self.scratch.file("ranged.json") + ": $.sections[0].items[0].default: "))
+    }
+
+    @Test("a file whose module is not its file name is rejected")
+    func mismatchedName() throws {
+        try Files.write(Self.schema("display"), to: self.scratch.file("network.json"))
+        try Files.write(Self.schema("power"), to: self.scratch.file("power.json"))
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.map(\.name) == ["power"])
+        #expect(catalog.errors.count == 1)
+        #expect(catalog.errors.first?.file == self.scratch.file("network.json"))
+        #expect(catalog.errors.first?.path == "$.module")
+        #expect(catalog.errors.first?.reason.contains("\"module\": \"network\"") == true)
+    }
+
+    @Test("an unreadable file is reported and the others load")
+    func unreadableFile() throws {
+        try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))
+        try FileManager.default.createDirectory(
+            atPath: self.scratch.file("folder.json"),
+            withIntermediateDirectories: false
+        )
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.map(\.name) == ["network"])
+        #expect(catalog.errors.first?.file == self.scratch.file("folder.json"))
+        #expect(catalog.errors.first?.reason.contains("Is a directory") == true)
+    }
+
+    @Test("a missing directory is an error naming it")
+    func missingDirectory() throws {
+        let missing = self.scratch.file("nowhere")
+        let error = #expect(throws: StorageError.self) { try ModuleCatalogLoader(directory: missing).load() }
+        #expect(error?.message.contains(missing) == true)
+        #expect(error?.message.contains("No such file or directory") == true)
+    }
+
+    @Test("the project's own schemas load without errors")
+    func projectSchemas() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/modules").path
+        let catalog = try ModuleCatalogLoader(directory: directory).load()
+        #expect(catalog.errors.isEmpty, "\(catalog.errors)")
+        #expect(!catalog.schemas.isEmpty)
+    }
+}
