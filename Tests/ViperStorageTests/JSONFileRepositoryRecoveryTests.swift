@@ -81,6 +81,21 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(try Files.read(self.scratch.file("network.json.corrupt-\(testTimestamp)-2")) == "nope again")
     }
 
+    @Test("files are moved aside with the current UTC time by default")
+    func defaultTimestamp() async throws {
+        try Files.write("{", to: self.scratch.file("network.json"))
+        let repository = JSONFileRepository(
+            directory: self.scratch.path,
+            threadPool: .singleton,
+            logger: LogRecorder().logger
+        )
+        _ = try await repository.state(of: "network")
+        let names = Files.list(self.scratch.path)
+        #expect(names.count == 1)
+        let name = try #require(names.first)
+        #expect(name.wholeMatch(of: /network\.json\.corrupt-20\d{6}T\d{6}Z/) != nil, "\(name)")
+    }
+
     @Test("remote layers in a snapshot are tolerated; invalid stored values are skipped with a warning")
     func toleratedContent() async throws {
         try Files.write(

@@ -29,24 +29,24 @@ public import ViperSettings
 public actor JSONFileRepository: SettingsRepository {
     /// The state directory.
     public nonisolated let directory: String
-    private let files: StateDirectory
-    private let loader: ModuleLoader
-    private let writer: JournalWriter
-    private let threadPool: NIOThreadPool
-    private let logger: Logger
-    private let compactAfterRecords: Int
+    let files: StateDirectory
+    let loader: ModuleLoader
+    let writer: JournalWriter
+    let threadPool: NIOThreadPool
+    let logger: Logger
+    let compactAfterRecords: Int
 
-    private var entries: [String: ModuleEntry] = [:]
+    var entries: [String: ModuleEntry] = [:]
     /// Callers waiting for a module being loaded, by module.
     private var loading: [String: [CheckedContinuation<Void, Never>]] = [:]
     /// Open journals, by module.
-    private var descriptors: [String: Int32] = [:]
+    var descriptors: [String: Int32] = [:]
     /// Records not yet taken by a batch, in order.
-    private var queue: [PendingWrite] = []
+    var queue: [PendingWrite] = []
     /// Whether a caller is committing a batch (or compacting for ``close()``); the journals are its alone.
-    private var committing = false
+    var committing = false
     /// Callers of ``close()`` waiting for the journals.
-    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a repository over `directory`, which is created on the first write when it is missing.
     ///
@@ -168,125 +168,5 @@ public actor JSONFileRepository: SettingsRepository {
         guard !module.isEmpty, !module.hasPrefix("."), !module.contains("/"), !module.utf8.contains(0) else {
             throw StorageError("invalid module name '\(module)': it must not be empty, contain '/' or start with '.'")
         }
-    }
-
-    // MARK: - Group commit
-
-    /// Queues a record and returns once it is durable, leading batches when it is this caller's turn.
-    private func commit(_ write: PendingWrite) async throws(StorageError) {
-        self.queue.append(write)
-        if self.committing {
-            await write.wait()
-        } else {
-            self.committing = true
-        }
-        if write.outcome == nil {
-            // This caller leads: its record is in the queue, so the batch holds it.
-            await self.commitBatch()
-            self.passOn()
-        }
-        try write.outcome!.get()
-    }
-
-    /// Hands the journals to a waiting ``close()``, else to the caller of the oldest queued record, else frees them.
-    private func passOn() {
-        if !self.closeWaiters.isEmpty {
-            self.closeWaiters.removeFirst().resume()
-        } else if let next = self.queue.first {
-            next.lead()
-        } else {
-            self.committing = false
-        }
-    }
-
-    /// Writes every queued record, one append and one sync per journal, and finishes the records.
-    private func commitBatch() async {
-        let batch = self.queue
-        self.queue.removeAll()
-        var modules: [String] = []
-        var writes: [String: [PendingWrite]] = [:]
-        for write in batch {
-            if writes[write.module] == nil { modules.append(write.module) }
-            writes[write.module, default: []].append(write)
-        }
-        var appends: [JournalWriter.Append] = []
-        for module in modules {
-            let records = writes[module]!
-            var bytes: [UInt8] = []
-            for record in records { bytes += record.line }
-            let journalRecords = self.entries[module]!.journalRecords + records.count
-            appends.append(
-                JournalWriter.Append(
-                    module: module,
-                    descriptor: self.descriptors[module],
-                    bytes: bytes,
-                    compactTo: journalRecords > self.compactAfterRecords ? records.last!.after : nil
-                )
-            )
-        }
-        let writer = self.writer
-        let outcomes: [JournalWriter.Outcome]
-        do {
-            outcomes = try await self.threadPool.runIgnoringCancellation { [appends] in writer.write(appends) }
-        } catch {
-            let failure = StorageError("cannot write the journals: the storage thread pool is not running (\(error))")
-            outcomes = appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
-        }
-        for outcome in outcomes {
-            let records = writes[outcome.module]!
-            self.descriptors[outcome.module] = outcome.descriptor
-            if let error = outcome.error {
-                self.fail(outcome.module, error, records: records)
-                continue
-            }
-            let entry = self.entries[outcome.module]!
-            entry.durable = records.last!.after
-            entry.journalRecords += records.count
-            for record in records { record.finish(.success(())) }
-            self.apply(outcome.compaction, module: outcome.module)
-        }
-    }
-
-    /// Records the result of a compaction.
-    private func apply(_ compaction: JournalWriter.Compaction, module: String) {
-        guard let entry = self.entries[module] else { return }
-        switch compaction {
-        case .notRequested:
-            break
-        case .done:
-            entry.journalRecords = 0
-            self.logger.debug(
-                "Compacted the journal of \(module) into its snapshot at revision \(entry.durable.revision)",
-                metadata: ["module": "\(module)"]
-            )
-        case .snapshotFailed(let error):
-            // The journal is intact; try again after another full journal.
-            entry.journalRecords = 0
-            self.logger.error(
-                "Could not write the snapshot of \(module), the journal keeps its records: \(error)",
-                metadata: ["module": "\(module)"]
-            )
-        case .journalFailed(let error):
-            entry.journalRecords = 0
-            self.fail(module, error, records: [])
-        }
-    }
-
-    /// Marks a module failed: its records and queued records fail, its state falls back to the last durable one.
-    private func fail(_ module: String, _ error: StorageError, records: [PendingWrite]) {
-        guard let entry = self.entries[module] else { return }
-        entry.failure = error
-        entry.state = entry.durable
-        if let descriptor = self.descriptors.removeValue(forKey: module) { FileOperations.close(descriptor) }
-        let queued = self.queue.filter { $0.module == module }
-        self.queue.removeAll { $0.module == module }
-        self.logger.error(
-            """
-            Storage failure of module \(module): \(error); \(records.count + queued.count) changes are not durable, \
-            the module refuses writes until it is reopened
-            """,
-            metadata: ["module": "\(module)"]
-        )
-        for record in records + queued { record.finish(.failure(error)) }
     }
 }
