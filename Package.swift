@@ -62,6 +62,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) through pkg-config.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // systemd glue: readiness and watchdog notifications, socket activation, the journald LogHandler.
+        .target(
+            name: "ViperSystemd",
+            dependencies: [
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // The daemon's composition root: configuration, wiring, services.
         .target(
             name: "ViperDaemon",
@@ -70,6 +86,7 @@ let package = Package(
                 "ViperSettings",
                 "ViperStorage",
                 "ViperIPC",
+                "ViperSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -110,6 +127,15 @@ let package = Package(
         .testTarget(
             name: "ViperIPCTests",
             dependencies: ["ViperIPC", "ViperSettings", "SettingsAPI"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ViperSystemdTests",
+            dependencies: [
+                "ViperSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "SettingsCLITests", dependencies: ["SettingsCLI", "SettingsAPI"], swiftSettings: strict),

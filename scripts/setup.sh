@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(socat python3-venv pkg-config)
+packages=(socat python3-venv pkg-config libsystemd-dev)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dconf-service dbus)
 fi

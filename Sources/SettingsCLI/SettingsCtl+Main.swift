@@ -10,11 +10,17 @@ extension SettingsCtl {
 
     /// Runs `settingsctl` with `arguments` (the process's when `nil`) and exits with a documented ``ExitStatus``:
     /// usage errors exit with 2, not ArgumentParser's 64; a failure prints `settingsctl: MESSAGE` on standard
-    /// error; help and the version go to standard output.
+    /// error; help and the version go to standard output. Common command lines skip ArgumentParser
+    /// (see `FastPathParser`).
     public static func main(_ arguments: [String]?) {
         do {
-            var command = try Self.parseAsRoot(arguments)
-            try command.run()
+            let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
+            if var command = FastPathParser.command(arguments) {
+                try command.run()
+            } else {
+                var command = try Self.parseAsRoot(arguments)
+                try command.run()
+            }
             Glibc.exit(ExitStatus.success.rawValue)
         } catch {
             let status = Self.exitStatus(for: error)

@@ -1,7 +1,7 @@
 public import ArgumentParser
 import Foundation
-import SettingsAPI
 import Logging
+import SettingsAPI
 
 /// `viper-settingsd`: parses flags, reads the configuration file, and runs the daemon until SIGTERM or SIGINT.
 public struct DaemonCommand: AsyncParsableCommand {
@@ -70,7 +70,8 @@ public struct DaemonCommand: AsyncParsableCommand {
         let defaultState =
             environment["STATE_DIRECTORY"].map { String($0.split(separator: ":").first ?? "") }
             ?? (uid == 0
-                ? "/var/lib/viper-settings" : "\(environment["XDG_STATE_HOME"] ?? "\(home)/.local/state")/viper-settings")
+                ? "/var/lib/viper-settings"
+                : "\(environment["XDG_STATE_HOME"] ?? "\(home)/.local/state")/viper-settings")
         let defaultSocket =
             environment["RUNTIME_DIRECTORY"].map { "\(String($0.split(separator: ":").first ?? ""))/io.viper.settings" }
             ?? (uid == 0 || environment["XDG_RUNTIME_DIR"] == nil

@@ -1,7 +1,8 @@
+import ViperSettings
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ViperSettings
 
 /// Reads the system's user and group database (NSS: /etc/passwd, /etc/group, …) for the `writers` of schemas.
 struct SystemAccountDirectory: AccountDirectory {

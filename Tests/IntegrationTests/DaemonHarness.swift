@@ -21,9 +21,11 @@ final class DaemonHarness: @unchecked Sendable {
         }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var directory = executable.deletingLastPathComponent()
-        while directory.path != "/" && !FileManager.default.fileExists(
-            atPath: directory.appendingPathComponent("viper-settingsd").path
-        ) {
+        while directory.path != "/"
+            && !FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent("viper-settingsd").path
+            )
+        {
             directory = directory.deletingLastPathComponent()
         }
         return directory
@@ -52,7 +54,7 @@ final class DaemonHarness: @unchecked Sendable {
                 "--config", Self.packageRoot.appendingPathComponent("config/viper-settingsd.conf").path,
                 "--state-dir", self.stateDirectory.path, "--socket", self.socketPath,
             ] + extraArguments
-        FileManager.default.createFile(atPath: self.logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: self.logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: self.logFile)
         log.seekToEndOfFile()
         process.standardError = log
@@ -83,7 +85,9 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Runs settingsctl against the daemon and returns its exit status and output.
     func ctl(_ arguments: [String], socket: String? = nil, asUser uid: UInt32? = nil) -> CommandResult {
-        var command = [self.binDirectory.appendingPathComponent("settingsctl").path, "--socket", socket ?? self.socketPath]
+        var command = [
+            self.binDirectory.appendingPathComponent("settingsctl").path, "--socket", socket ?? self.socketPath,
+        ]
         command += arguments
         if let uid {
             command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command

@@ -5,7 +5,9 @@ import Testing
 struct JSONValueTests {
     @Test("parses every kind of value")
     func parsesValues() throws {
-        let value = try JSONValue(parsing: #" {"a": [1, -2.5, 1e3, true, false, null], "b": "x\ny\u00e9\ud83d\ude00"} "#)
+        let value = try JSONValue(
+            parsing: #" {"a": [1, -2.5, 1e3, true, false, null], "b": "x\ny\u00e9\ud83d\ude00"} "#
+        )
         #expect(value["a"] == [1, -2.5, 1000.0, true, false, nil])
         #expect(value["b"] == "x\nyé😀")
     }
@@ -23,7 +25,7 @@ struct JSONValueTests {
         "rejects malformed text with line and column",
         arguments: [
             ("{\"a\": }", 1, 7), ("[1,]", 1, 4), ("{\"a\" 1}", 1, 6), ("\"abc", 1, 5), ("01", 1, 2),
-            ("[1]\n x", 2, 2), ("", 1, 1), ("{'a': 1}", 1, 2), ("tru", 1, 1), ("\"\\x\"", 1, 2),
+            ("[1]\n x", 2, 2), ("", 1, 1), ("{'a': 1}", 1, 2), ("tru", 1, 1), ("\"\\x\"", 1, 3),
         ]
     )
     func rejectsMalformed(text: String, line: Int, column: Int) {
@@ -46,19 +48,35 @@ struct JSONValueTests {
     @Test("ViewModels round-trip through their wire form")
     func viewModelRoundTrip() throws {
         let item = ItemViewModel(
-            key: "network.proxy.port", id: "port", title: "Port", summary: "", type: "int", value: 8080,
-            display: "8080", layer: .local, modified: true, locked: false, defaultValue: 3128,
-            defaultDisplay: "3128", constraint: "1..65535"
+            key: "network.proxy.port",
+            id: "port",
+            title: "Port",
+            summary: "",
+            type: "int",
+            value: 8080,
+            display: "8080",
+            layer: .local,
+            modified: true,
+            locked: false,
+            defaultValue: 3128,
+            defaultDisplay: "3128",
+            constraint: "1..65535"
         )
         let module = ModuleViewModel(
-            module: "network", title: "Network", description: "", revision: 3,
+            module: "network",
+            title: "Network",
+            description: "",
+            revision: 3,
             sections: [SectionViewModel(id: "proxy", title: "Proxy", items: [item])]
         )
         #expect(try ModuleViewModel(json: JSONValue(parsing: module.json.serialized())) == module)
         let explain = ExplainViewModel(
             item: item,
-            layers: [LayerValueViewModel(layer: .recommended, present: false, value: nil, display: nil, source: "remote")],
-            winner: .local, revision: 3
+            layers: [
+                LayerValueViewModel(layer: .recommended, present: false, value: nil, display: nil, source: "remote")
+            ],
+            winner: .local,
+            revision: 3
         )
         #expect(try ExplainViewModel(json: explain.json) == explain)
     }

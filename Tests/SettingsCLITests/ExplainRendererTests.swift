@@ -12,7 +12,11 @@ struct ExplainRendererTests {
         let header = try #require(lines.firstIndex { $0.contains("LAYER") })
         #expect(lines[header].contains("VALUE") && lines[header].contains("SOURCE"))
         let rows = lines[(header + 1)...(header + 4)]
-        #expect(rows.map { $0.split(separator: " ").first { $0 != "*" } } == ["default", "recommended", "local", "mandatory"])
+        #expect(
+            rows.map { $0.split(separator: " ").first { $0 != "*" } } == [
+                "default", "recommended", "local", "mandatory",
+            ]
+        )
         #expect(rows.filter { $0.hasPrefix("*") }.count == 1)
         let winner = try #require(rows.first { $0.hasPrefix("*") })
         #expect(winner.contains("local") && winner.contains("8080") && winner.contains("this host"))

@@ -53,7 +53,7 @@ final class FakeVarlinkServer: @unchecked Sendable {
         var template = Array("/tmp/settingsctl-test-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed")
-        self.directory = String(cString: template)
+        self.directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         self.path = self.directory + "/io.viper.settings"
 
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -28,11 +28,23 @@ enum Fixtures {
         )
     }
 
-    static let mode = item("network.proxy.mode", title: "Proxy mode", value: "manual", display: "manual",
-        layer: .mandatory, locked: true)
+    static let mode = item(
+        "network.proxy.mode",
+        title: "Proxy mode",
+        value: "manual",
+        display: "manual",
+        layer: .mandatory,
+        locked: true
+    )
     static let host = item("network.proxy.host", title: "Proxy host", value: "", display: "")
-    static let port = item("network.proxy.port", title: "Port", value: 8080, display: "8080", layer: .local,
-        constraint: "1..65535")
+    static let port = item(
+        "network.proxy.port",
+        title: "Port",
+        value: 8080,
+        display: "8080",
+        layer: .local,
+        constraint: "1..65535"
+    )
     static let servers = item("network.dns.servers", title: "DNS servers", value: ["9.9.9.9"], display: "9.9.9.9")
 
     static let network = ModuleViewModel(

@@ -44,10 +44,22 @@ struct ResultRendererTests {
     @Test("modules prints a table with numbers aligned right")
     func modules() {
         let model = ModuleListViewModel(modules: [
-            ModuleSummaryViewModel(name: "network", title: "Network", description: "", keys: 9, modified: 2,
-                revision: 41),
-            ModuleSummaryViewModel(name: "display", title: "Display", description: "", keys: 12, modified: 0,
-                revision: 3),
+            ModuleSummaryViewModel(
+                name: "network",
+                title: "Network",
+                description: "",
+                keys: 9,
+                modified: 2,
+                revision: 41
+            ),
+            ModuleSummaryViewModel(
+                name: "display",
+                title: "Display",
+                description: "",
+                keys: 12,
+                modified: 0,
+                revision: 3
+            ),
         ])
         #expect(
             ModuleListRenderer.render(model).split(separator: "\n") == [

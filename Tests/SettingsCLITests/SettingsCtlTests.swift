@@ -4,7 +4,7 @@ import Testing
 
 @Suite("SettingsCtl: parsing, exit statuses and whole commands")
 struct SettingsCtlTests {
-    static func status(_ arguments: [String]) -> ExitStatus {
+    static func status(_ arguments: [String]) -> SettingsAPI.ExitStatus {
         do {
             _ = try SettingsCtl.parseAsRoot(arguments)
             return .success
@@ -15,8 +15,10 @@ struct SettingsCtlTests {
 
     @Test(
         "usage errors exit with 2, not ArgumentParser's 64",
-        arguments: [["get"], ["bogus"], ["get", "a", "b"], ["--frobnicate", "modules"], ["set", "k"],
-            ["--socket", "", "modules"]]
+        arguments: [
+            ["get"], ["bogus"], ["get", "a", "b"], ["--frobnicate", "modules"], ["set", "k"],
+            ["--socket", "", "modules"],
+        ]
     )
     func usageErrors(arguments: [String]) {
         #expect(Self.status(arguments) == .usage)
@@ -39,7 +41,7 @@ struct SettingsCtlTests {
     @Test("--help lists every exit status and the examples")
     func helpText() {
         let help = SettingsCtl.helpMessage(columns: 200)
-        for status in ExitStatus.allCases {
+        for status in SettingsAPI.ExitStatus.allCases {
             #expect(help.contains("\(status.rawValue)  \(status.meaning)"))
         }
         #expect(help.contains("settingsctl --json show network"))

@@ -43,18 +43,27 @@ struct VarlinkClientTests {
     @Test(
         "maps declared error replies to their exit status and message",
         arguments: [
-            (#"{"error":"io.viper.settings.NoSuchKey","parameters":{"key":"network.proxy.nope"}}"#, ExitStatus.notFound),
+            (
+                #"{"error":"io.viper.settings.NoSuchKey","parameters":{"key":"network.proxy.nope"}}"#,
+                SettingsAPI.ExitStatus.notFound
+            ),
             (#"{"error":"io.viper.settings.NoSuchModule","parameters":{"module":"nope"}}"#, .notFound),
-            (#"{"error":"io.viper.settings.InvalidValue","parameters":{"key":"k","value":"x","reason":"r"}}"#,
-                .invalidValue),
+            (
+                #"{"error":"io.viper.settings.InvalidValue","parameters":{"key":"k","value":"x","reason":"r"}}"#,
+                .invalidValue
+            ),
             (#"{"error":"io.viper.settings.KeyLocked","parameters":{"key":"k","source":"fleet policy"}}"#, .locked),
-            (#"{"error":"io.viper.settings.PermissionDenied","parameters":{"module":"m","uid":1000,"reason":"r"}}"#,
-                .permissionDenied),
-            (#"{"error":"io.viper.settings.StorageFailure","parameters":{"module":"m","reason":"disk full"}}"#,
-                .failure),
+            (
+                #"{"error":"io.viper.settings.PermissionDenied","parameters":{"module":"m","uid":1000,"reason":"r"}}"#,
+                .permissionDenied
+            ),
+            (
+                #"{"error":"io.viper.settings.StorageFailure","parameters":{"module":"m","reason":"disk full"}}"#,
+                .failure
+            ),
         ]
     )
-    func declaredErrors(reply: String, status: ExitStatus) throws {
+    func declaredErrors(reply: String, status: SettingsAPI.ExitStatus) throws {
         let failure = try #require(Self.failure(replying: reply))
         #expect(failure.status == status)
         let name = try #require(JSONValue(parsing: reply)["error"]?.stringValue)

@@ -18,7 +18,9 @@ struct ModuleSchemaTests {
     func defaultOutOfRange() throws {
         var json = Fixtures.networkJSON
         json = Self.replacingItem(json, section: 0, item: 1, key: "default", with: 70000)
-        #expect(throws: SchemaError(path: "$.sections[0].items[1].default", reason: "default 70000 must be within 1..65535")) {
+        #expect(
+            throws: SchemaError(path: "$.sections[0].items[1].default", reason: "default 70000 must be within 1..65535")
+        ) {
             try ModuleSchema(json: json)
         }
     }
@@ -46,7 +48,13 @@ struct ModuleSchemaTests {
         }
     }
 
-    static func replacingItem(_ json: JSONValue, section: Int, item: Int, key: String, with value: JSONValue)
+    static func replacingItem(
+        _ json: JSONValue,
+        section: Int,
+        item: Int,
+        key: String,
+        with value: JSONValue
+    )
         -> JSONValue
     {
         guard case .object(var root) = json, case .array(var sections) = root["sections"]!,

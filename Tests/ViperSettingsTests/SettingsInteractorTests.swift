@@ -61,14 +61,18 @@ struct SettingsInteractorTests {
 
     @Test("a mandatory value locks the key against local writes")
     func locked() async throws {
-        let repository = InMemorySettingsRepository(states: ["network": ModuleState(mandatory: ["proxy.mode": .string("auto")])])
+        let repository = InMemorySettingsRepository(states: [
+            "network": ModuleState(mandatory: ["proxy.mode": .string("auto")])
+        ])
         let interactor = SettingsInteractor(
             schema: Fixtures.network,
             repository: repository,
             accounts: FakeAccounts(),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
-        await #expect(throws: SettingsFailure.keyLocked(key: "network.proxy.mode", source: "fleet policy (mandatory layer)")) {
+        await #expect(
+            throws: SettingsFailure.keyLocked(key: "network.proxy.mode", source: "fleet policy (mandatory layer)")
+        ) {
             try await interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.root)
         }
         let (setting, _) = try await interactor.resolve(path: "proxy.mode")
@@ -128,7 +132,11 @@ struct SettingsInteractorTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for port in 1...50 {
                 group.addTask {
-                    _ = try await interactor.set(path: "proxy.port", input: .json(.int(Int64(port))), caller: Fixtures.root)
+                    _ = try await interactor.set(
+                        path: "proxy.port",
+                        input: .json(.int(Int64(port))),
+                        caller: Fixtures.root
+                    )
                 }
             }
             try await group.waitForAll()
@@ -138,7 +146,9 @@ struct SettingsInteractorTests {
 
     @Test("a stored value that no longer fits the schema is ignored")
     func staleStoredValue() async throws {
-        let repository = InMemorySettingsRepository(states: ["network": ModuleState(local: ["proxy.port": .string("x")])])
+        let repository = InMemorySettingsRepository(states: [
+            "network": ModuleState(local: ["proxy.port": .string("x")])
+        ])
         let interactor = SettingsInteractor(
             schema: Fixtures.network,
             repository: repository,

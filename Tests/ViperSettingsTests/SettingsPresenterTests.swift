@@ -39,7 +39,12 @@ final class MockInteractor: SettingsInteractorProtocol {
         if let failure { throw failure }
         let section = String(path.prefix { $0 != "." })
         return (
-            ResolvedSetting(module: "network", sectionID: section, item: self.schema.item(at: path)!, state: self.state),
+            ResolvedSetting(
+                module: "network",
+                sectionID: section,
+                item: self.schema.item(at: path)!,
+                state: self.state
+            ),
             self.state.revision
         )
     }
@@ -101,7 +106,10 @@ struct SettingsPresenterTests {
 
     @Test("explain lists every layer and the winner")
     func explain() async {
-        let presenter = SettingsPresenter(interactor: MockInteractor(state: self.state), dataManager: SettingsDataManager())
+        let presenter = SettingsPresenter(
+            interactor: MockInteractor(state: self.state),
+            dataManager: SettingsDataManager()
+        )
         let view = MockView()
         await presenter.handle(.explain(path: "proxy.mode"), caller: Fixtures.root, view: view)
         guard case .success(.explain(let model)) = view.last else {
@@ -126,8 +134,21 @@ struct SettingsPresenterTests {
 
     @Test("the summary counts keys and modified keys")
     func summary() async {
-        let presenter = SettingsPresenter(interactor: MockInteractor(state: self.state), dataManager: SettingsDataManager())
+        let presenter = SettingsPresenter(
+            interactor: MockInteractor(state: self.state),
+            dataManager: SettingsDataManager()
+        )
         let summary = await presenter.summary()
-        #expect(summary == ModuleSummaryViewModel(name: "network", title: "Network", description: "Proxy", keys: 5, modified: 2, revision: 7))
+        #expect(
+            summary
+                == ModuleSummaryViewModel(
+                    name: "network",
+                    title: "Network",
+                    description: "Proxy",
+                    keys: 5,
+                    modified: 2,
+                    revision: 7
+                )
+        )
     }
 }

@@ -75,9 +75,15 @@ private struct JSONParser {
         case UInt8(ascii: "{"): return try self.parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try self.parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try self.parseString())
-        case UInt8(ascii: "t"): try self.expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try self.expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try self.expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try self.expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try self.expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try self.expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try self.parseNumber()
         default: throw self.error("unexpected character, expected a value")
         }

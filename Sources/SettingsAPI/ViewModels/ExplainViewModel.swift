@@ -50,8 +50,10 @@ public struct ExplainViewModel: Sendable, Hashable {
 
     /// The wire form.
     public var json: JSONValue {
-        ["item": self.item.json, "layers": .array(self.layers.map(\.json)), "winner": .string(self.winner.rawValue),
-            "revision": .int(self.revision)]
+        [
+            "item": self.item.json, "layers": .array(self.layers.map(\.json)), "winner": .string(self.winner.rawValue),
+            "revision": .int(self.revision),
+        ]
     }
 
     /// Reads the wire form.

@@ -34,8 +34,10 @@ public struct SetResultViewModel: Sendable, Hashable {
 
     /// The wire form.
     public var json: JSONValue {
-        ["item": self.item.json, "previous": self.previous.json, "changed": .bool(self.changed),
-            "revision": .int(self.revision)]
+        [
+            "item": self.item.json, "previous": self.previous.json, "changed": .bool(self.changed),
+            "revision": .int(self.revision),
+        ]
     }
 
     /// Reads the wire form.

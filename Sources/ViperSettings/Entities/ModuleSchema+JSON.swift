@@ -163,7 +163,9 @@ private struct Field {
         let text = try self.string()
         let valid =
             text.first?.isLetter == true
-            && text.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
+            && text.unicodeScalars.allSatisfy {
+                $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+            }
             && text.unicodeScalars.allSatisfy(\.isASCII)
         guard valid else {
             throw SchemaError(

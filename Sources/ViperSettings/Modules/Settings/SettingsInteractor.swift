@@ -10,7 +10,12 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     private let logger: Logger
 
     /// Creates the Interactor of `schema`'s module.
-    public init(schema: ModuleSchema, repository: any SettingsRepository, accounts: any AccountDirectory, logger: Logger) {
+    public init(
+        schema: ModuleSchema,
+        repository: any SettingsRepository,
+        accounts: any AccountDirectory,
+        logger: Logger
+    ) {
         self.schema = schema
         self.repository = repository
         self.accounts = accounts
@@ -27,7 +32,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     public func resolve(path: String) async throws(SettingsFailure) -> (setting: ResolvedSetting, revision: Int64) {
         let (sectionID, item) = try self.item(at: path)
         let state = try await self.loadState()
-        return (ResolvedSetting(module: self.schema.name, sectionID: sectionID, item: item, state: state), state.revision)
+        return (
+            ResolvedSetting(module: self.schema.name, sectionID: sectionID, item: item, state: state), state.revision
+        )
     }
 
     public func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome {

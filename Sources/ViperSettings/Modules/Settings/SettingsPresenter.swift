@@ -35,7 +35,10 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         )
     }
 
-    private func viewModel(for event: SettingsViewEvent, caller: Caller) async throws(SettingsFailure)
+    private func viewModel(
+        for event: SettingsViewEvent,
+        caller: Caller
+    ) async throws(SettingsFailure)
         -> SettingsViewModel
     {
         switch event {
@@ -70,7 +73,11 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         case .reset(let path):
             let outcome = try await self.interactor.reset(path: path, caller: caller)
             return .reset(
-                ResetResultViewModel(items: outcome.after.map(Self.item), changed: outcome.changed, revision: outcome.revision)
+                ResetResultViewModel(
+                    items: outcome.after.map(Self.item),
+                    changed: outcome.changed,
+                    revision: outcome.revision
+                )
             )
         case .explain(let path):
             let (setting, revision) = try await self.interactor.resolve(path: path)

@@ -1,0 +1,47 @@
+import Logging
+import Synchronization
+import ViperSettings
+import ViperStorage
+
+/// The schemas the daemon serves, re-read on reload. A module whose file breaks keeps its previous version.
+final class ModuleCatalog: Sendable {
+    private let schemas = Mutex<[String: ModuleSchema]>([:])
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// The schemas currently served, sorted by name.
+    var current: [ModuleSchema] { self.schemas.withLock { $0.values.sorted { $0.name < $1.name } } }
+
+    /// Reads `directory`; logs every rejected file with its path and reason, keeps the previous version of a module
+    /// whose file was rejected, and returns the schemas now served.
+    @discardableResult
+    func load(directory: String) throws -> [ModuleSchema] {
+        let (loaded, errors) = try ModuleCatalogLoader(directory: directory).load()
+        let previous = self.schemas.withLock { $0 }
+        var next = Dictionary(loaded.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for error in errors {
+            let file = error.file ?? "?"
+            let name = Self.moduleName(ofFile: file)
+            if let name, next[name] == nil, let kept = previous[name] {
+                next[name] = kept
+                self.logger.error(
+                    "schema rejected, keeping the previous version of the module: \(error)",
+                    metadata: ["module": "\(name)", "file": "\(file)"]
+                )
+            } else {
+                self.logger.error("schema rejected: \(error)", metadata: ["file": "\(file)"])
+            }
+        }
+        self.schemas.withLock { $0 = next }
+        return next.values.sorted { $0.name < $1.name }
+    }
+
+    private static func moduleName(ofFile path: String) -> String? {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        guard file.hasSuffix(".json") else { return nil }
+        return String(file.dropLast(5))
+    }
+}
