@@ -40,7 +40,7 @@ public struct SettingsCtl: ParsableCommand {
             Examples:
               settingsctl get network.proxy.port
               settingsctl set network.proxy.port 8080
-              settingsctl set updates.channels stable,beta
+              settingsctl set updates.policy.channels stable,beta
               settingsctl --json show network
             """
     }

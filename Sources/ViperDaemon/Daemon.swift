@@ -7,62 +7,111 @@ import UnixSignals
 import ViperIPC
 import ViperSettings
 import ViperStorage
+import ViperSystemd
 
-/// The composition root: loads schemas and state, wires every module and the Varlink server, and runs them in a
-/// `ServiceGroup` until SIGTERM or SIGINT.
+/// The composition root: loads schemas and state, wires every module, the Varlink server and the systemd glue,
+/// and runs them in a `ServiceGroup` until SIGTERM or SIGINT. SIGHUP re-reads the configuration and the schemas.
 public struct Daemon: Sendable {
     private let configuration: DaemonConfiguration
+    private let reloadConfiguration: @Sendable () throws -> DaemonConfiguration
+    private let environment: [String: String]
     private let logger: Logger
 
     /// Creates the daemon; nothing happens until ``run()``.
-    public init(configuration: DaemonConfiguration, logger: Logger) {
+    ///
+    /// - Parameters:
+    ///   - configuration: The configuration at start.
+    ///   - reloadConfiguration: Reads the configuration again, on SIGHUP.
+    ///   - environment: The process environment (for the debug-only watchdog knob).
+    ///   - logger: Where everything logs.
+    public init(
+        configuration: DaemonConfiguration,
+        reloadConfiguration: @escaping @Sendable () throws -> DaemonConfiguration,
+        environment: [String: String],
+        logger: Logger
+    ) {
         self.configuration = configuration
+        self.reloadConfiguration = reloadConfiguration
+        self.environment = environment
         self.logger = logger
     }
 
     /// Loads everything, serves until a graceful shutdown, then returns.
     public func run() async throws {
         let logger = self.logger
-        let catalog = try ModuleCatalogLoader(directory: self.configuration.modulesDirectory).load()
-        for error in catalog.errors {
-            logger.error("schema rejected: \(error)", metadata: ["file": "\(error.file ?? "?")"])
-        }
+        let notifier = SystemdNotifier()
+        let catalog = ModuleCatalog(logger: logger)
+        try catalog.load(directory: self.configuration.modulesDirectory)
         let repository = JSONFileRepository(
             directory: self.configuration.stateDirectory,
             threadPool: NIOThreadPool.singleton,
             logger: logger
         )
-        let builder = SettingsModuleBuilder(
-            repository: repository,
-            accounts: SystemAccountDirectory(),
-            logger: logger
-        )
-        let router = SettingsRouter(presenters: catalog.schemas.map(builder.build(schema:)))
+        let builder = SettingsModuleBuilder(repository: repository, accounts: SystemAccountDirectory(), logger: logger)
+        let router = SettingsRouter(presenters: catalog.current.map(builder.build(schema:)))
         let server = VarlinkServer(
-            configuration: VarlinkServerConfiguration(
-                endpoint: .path(self.configuration.socketPath),
-                vendor: "viper-settings",
-                product: "viper-settingsd",
-                version: ViperSettingsVersion.current,
-                url: "https://github.com/viper-settings/viper-settings",
-                maximumMessageSize: self.configuration.maximumMessageSize,
-                maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID
-            ),
+            configuration: self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
+        let status: @Sendable () -> String = { Self.status(of: catalog.current) }
+        let started = self.configuration
+        let reload = self.reloadConfiguration
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server),
+            .init(
+                service: ReloadService {
+                    notifier.reloading(status: "reloading configuration and schemas")
+                    var directory = started.modulesDirectory
+                    do {
+                        let next = try reload()
+                        if next.socketPath != started.socketPath || next.stateDirectory != started.stateDirectory {
+                            logger.warning("the socket and the state directory change only on restart")
+                        }
+                        directory = next.modulesDirectory
+                    } catch {
+                        logger.error("configuration not reloaded, keeping the current one: \(error)")
+                    }
+                    do {
+                        router.replace(presenters: try catalog.load(directory: directory).map(builder.build(schema:)))
+                    } catch {
+                        logger.error("schemas not reloaded, keeping the current ones: \(error)")
+                    }
+                    logger.notice("reloaded: \(status())")
+                    notifier.ready(status: status())
+                }
+            ),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            let hangAfter = self.environment["VIPER_SETTINGSD_DEBUG_HANG_WATCHDOG_AFTER"].flatMap(Double.init)
+            services.append(
+                .init(
+                    service: WatchdogService(
+                        notifier: notifier,
+                        interval: interval / 2,
+                        clock: ContinuousClock(),
+                        logger: logger,
+                        stopPingingAfter: hangAfter.map { .milliseconds(Int64($0 * 1000)) },
+                        isHealthy: {
+                            // A hung event loop never answers, so the pings stop and systemd restarts the daemon.
+                            (try? await MultiThreadedEventLoopGroup.singleton.any().submit { true }.get()) ?? false
+                        }
+                    )
+                )
+            )
+        }
+        services.append(.init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger)))
         logger.info(
-            "serving \(catalog.schemas.count) modules",
+            "loaded \(catalog.current.count) modules",
             metadata: [
                 "modules": "\(router.moduleNames.joined(separator: ","))",
-                "socket": "\(self.configuration.socketPath)",
                 "state_dir": "\(self.configuration.stateDirectory)",
             ]
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: server)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
@@ -70,5 +119,28 @@ public struct Daemon: Sendable {
         try await group.run()
         await repository.close()
         logger.info("stopped")
+    }
+
+    /// Listens on the socket systemd passed (socket activation), else binds the configured path.
+    private func serverConfiguration() -> VarlinkServerConfiguration {
+        let activated = SocketActivation.listeningDescriptors().first { SocketActivation.isListening($0.fd) }
+        if let activated {
+            self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])
+        }
+        return VarlinkServerConfiguration(
+            endpoint: activated.map { .listeningDescriptor($0.fd) } ?? .path(self.configuration.socketPath),
+            vendor: "viper-settings",
+            product: "viper-settingsd",
+            version: ViperSettingsVersion.current,
+            url: "https://github.com/viper-settings/viper-settings",
+            maximumMessageSize: self.configuration.maximumMessageSize,
+            maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID
+        )
+    }
+
+    /// The one-line `STATUS=` text.
+    static func status(of schemas: [ModuleSchema]) -> String {
+        let keys = schemas.reduce(0) { $0 + $1.items.count }
+        return "serving \(schemas.count) modules, \(keys) keys; remote sync off"
     }
 }

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Logging
 import SettingsAPI
+import ViperSystemd
 
 /// `viper-settingsd`: parses flags, reads the configuration file, and runs the daemon until SIGTERM or SIGINT.
 public struct DaemonCommand: AsyncParsableCommand {
@@ -48,75 +49,40 @@ public struct DaemonCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
         do {
-            configuration = try self.resolve(environment: environment, uid: getuid())
+            configuration = try self.flags.resolve(environment: environment, uid: getuid())
         } catch {
             FileHandle.standardError.write(Data("viper-settingsd: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        var logger = Logger(label: "viper-settingsd") { label in StreamLogHandler.standardError(label: label) }
+        let useJournal = JournalLogHandler.isConnectedToJournal()
+        var logger = Logger(label: "viper-settingsd") { label -> any LogHandler in
+            useJournal
+                ? JournalLogHandler(identifier: "viper-settingsd") : StreamLogHandler.standardError(label: label)
+        }
         logger.logLevel = configuration.logLevel
+        let flags = self.flags
+        let daemon = Daemon(
+            configuration: configuration,
+            reloadConfiguration: { try flags.resolve(environment: environment, uid: getuid()) },
+            environment: environment,
+            logger: logger
+        )
         do {
-            try await Daemon(configuration: configuration, logger: logger).run()
+            try await daemon.run()
         } catch {
             logger.critical("viper-settingsd stopped: \(error)")
             throw ExitCode.failure
         }
     }
 
-    /// Combines flags, the configuration file, the environment and the defaults; flags win.
-    func resolve(environment: [String: String], uid: uid_t) throws -> DaemonConfiguration {
-        let file = try self.configurationFile(environment: environment)
-        let home = environment["HOME"] ?? "/root"
-        let defaultState =
-            environment["STATE_DIRECTORY"].map { String($0.split(separator: ":").first ?? "") }
-            ?? (uid == 0
-                ? "/var/lib/viper-settings"
-                : "\(environment["XDG_STATE_HOME"] ?? "\(home)/.local/state")/viper-settings")
-        let defaultSocket =
-            environment["RUNTIME_DIRECTORY"].map { "\(String($0.split(separator: ":").first ?? ""))/io.viper.settings" }
-            ?? (uid == 0 || environment["XDG_RUNTIME_DIR"] == nil
-                ? "/run/viper-settings/io.viper.settings"
-                : "\(environment["XDG_RUNTIME_DIR"]!)/viper-settings/io.viper.settings")
-        var configuration = DaemonConfiguration(
-            modulesDirectory: self.modulesDirectory ?? file?.pathValue("modules-dir") ?? "/etc/viper-settings/modules",
-            stateDirectory: self.stateDirectory ?? file?.pathValue("state-dir") ?? defaultState,
-            socketPath: self.socket ?? file?.pathValue("socket") ?? defaultSocket
+    /// The flags, as plain values.
+    var flags: DaemonFlags {
+        DaemonFlags(
+            config: self.config,
+            socket: self.socket,
+            stateDirectory: self.stateDirectory,
+            modulesDirectory: self.modulesDirectory,
+            logLevel: self.logLevel
         )
-        if let text = self.logLevel ?? file?.values["log-level"] {
-            guard let level = Logger.Level(rawValue: text) else {
-                throw ConfigurationError(
-                    "log level '\(text)' is not one of trace, debug, info, notice, warning, error, critical"
-                )
-            }
-            configuration.logLevel = level
-        }
-        if let text = file?.values["max-message-size"] {
-            guard let value = Int(text), value >= 1024 else {
-                throw ConfigurationError("\(file!.path): max-message-size must be a number of bytes >= 1024")
-            }
-            configuration.maximumMessageSize = value
-        }
-        if let text = file?.values["max-connections-per-uid"] {
-            guard let value = Int(text), value >= 1 else {
-                throw ConfigurationError("\(file!.path): max-connections-per-uid must be a number >= 1")
-            }
-            configuration.maximumConnectionsPerUID = value
-        }
-        return configuration
-    }
-
-    private func configurationFile(environment: [String: String]) throws -> ConfigurationFile? {
-        let path: String
-        if let explicit = self.config {
-            path = explicit
-        } else {
-            let directory = environment["CONFIGURATION_DIRECTORY"] ?? "/etc/viper-settings"
-            path = "\(directory)/viper-settingsd.conf"
-            guard FileManager.default.fileExists(atPath: path) else { return nil }
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("cannot read the configuration file \(path)")
-        }
-        return try ConfigurationFile(text: String(decoding: data, as: UTF8.self), path: path)
     }
 }

@@ -46,14 +46,22 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// Starts the daemon with the bundled configuration and waits until it answers.
-    func start(extraArguments: [String] = []) throws {
+    func start(
+        extraArguments: [String] = [],
+        environment: [String: String] = [:],
+        launcher: [String] = [],
+        waitUntilServing: Bool = true
+    ) throws {
         let process = Process()
-        process.executableURL = self.binDirectory.appendingPathComponent("viper-settingsd")
-        process.arguments =
-            [
-                "--config", Self.packageRoot.appendingPathComponent("config/viper-settingsd.conf").path,
+        let daemon = self.binDirectory.appendingPathComponent("viper-settingsd").path
+        let command =
+            launcher + [
+                daemon, "--config", Self.packageRoot.appendingPathComponent("config/viper-settingsd.conf").path,
                 "--state-dir", self.stateDirectory.path, "--socket", self.socketPath,
             ] + extraArguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         _ = FileManager.default.createFile(atPath: self.logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: self.logFile)
         log.seekToEndOfFile()
@@ -61,6 +69,7 @@ final class DaemonHarness: @unchecked Sendable {
         process.standardOutput = log
         try process.run()
         self.process = process
+        guard waitUntilServing else { return }
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if self.ctl(["modules"]).status == 0 { return }
@@ -68,6 +77,11 @@ final class DaemonHarness: @unchecked Sendable {
             usleep(20_000)
         }
         throw HarnessError("viper-settingsd did not start; its log:\n\(self.log)")
+    }
+
+    /// Sends a signal to the daemon.
+    func signal(_ number: Int32) {
+        if let process = self.process { kill(process.processIdentifier, number) }
     }
 
     /// Stops the daemon with SIGTERM and returns its exit status.

@@ -24,7 +24,7 @@ struct FastPathParserTests {
         arguments: [
             ["modules"], ["get", "network.proxy.port"], ["--json", "get", "k"], ["get", "k", "--json"],
             ["--socket", "/tmp/s", "show", "network"], ["show", "network", "--socket=/tmp/s"],
-            ["set", "network.proxy.port", "8080"], ["set", "updates.channels", "stable,beta", "--json"],
+            ["set", "network.proxy.port", "8080"], ["set", "updates.policy.channels", "stable,beta", "--json"],
             ["--json", "--socket", "/x", "explain", "k"], ["reset", "network"], ["set", "k", "a value with spaces"],
         ]
     )

@@ -37,8 +37,18 @@ struct ResultRendererTests {
             ResetResultRenderer.render(unchanged, target: "network.proxy.port")
                 == "network.proxy.port: unchanged, no local value (3128)"
         )
-        let module = ResetResultViewModel(items: [Fixtures.host, port], changed: false, revision: 9)
-        #expect(ResetResultRenderer.render(module, target: "network") == "network: nothing to reset, no local values")
+        let module = ResetResultViewModel(items: [Fixtures.host, port], changed: true, revision: 9)
+        #expect(
+            ResetResultRenderer.render(module, target: "network").split(separator: "\n") == [
+                "network: local values removed; the values now are:",
+                "  network.proxy.host        (default)",
+                "  network.proxy.port  3128  (default)",
+            ]
+        )
+        let untouched = ResetResultViewModel(items: [Fixtures.host, port], changed: false, revision: 9)
+        #expect(
+            ResetResultRenderer.render(untouched, target: "network") == "network: nothing to reset, no local values"
+        )
     }
 
     @Test("modules prints a table with numbers aligned right")

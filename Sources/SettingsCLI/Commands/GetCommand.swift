@@ -13,7 +13,7 @@ package struct GetCommand: SettingsCommand {
             Examples:
               settingsctl get network.proxy.port
               port=$(settingsctl get network.proxy.port)
-              settingsctl --json get updates.channels
+              settingsctl --json get updates.policy.channels
             """
     )
 

@@ -13,7 +13,7 @@ package struct SetCommand: SettingsCommand {
 
             Examples:
               settingsctl set network.proxy.port 8080
-              settingsctl set updates.channels stable,beta
+              settingsctl set updates.policy.channels stable,beta
               settingsctl set display.output.scale 1.25
               settingsctl set KEY -- -VALUE
             """

@@ -1,21 +1,27 @@
 package import SettingsAPI
 
-/// Renders the reply of `Reset` (`settingsctl reset KEY|MODULE`): each item with the value that applies
-/// again and the layer it comes from, or that there was nothing to reset.
+/// Renders the reply of `Reset` (`settingsctl reset KEY|MODULE`).
+///
+/// For a key: `network.proxy.port: reset to 3128 (default)`. For a module: a line saying its local values were
+/// removed, then each key with the value that applies now and its layer, as a table (the reply does not say which
+/// keys had a local value, so the table does not claim any). When nothing changed, says so.
 package enum ResetResultRenderer {
     /// The lines joined with newlines, without a final newline.
     ///
     /// - Parameter target: the key or module given on the command line.
     package static func render(_ model: ResetResultViewModel, target: String, style: TextStyle = .plain) -> String {
-        guard model.changed else {
-            if model.items.count == 1, let item = model.items.first, item.key == target {
-                return "\(item.key): unchanged, no local value (\(item.display))"
-            }
-            return "\(target): nothing to reset, no local values"
+        if model.items.count == 1, let item = model.items.first, item.key == target {
+            guard model.changed else { return "\(item.key): unchanged, no local value (\(item.display))" }
+            return "\(item.key): reset to \(style.strong(item.display)) (\(item.layer.rawValue))"
         }
-        return model.items.map { item in
-            "\(item.key): reset to \(style.strong(item.display)) (\(item.layer.rawValue))"
+        guard model.changed else { return "\(target): nothing to reset, no local values" }
+        let table = TableFormatter(columns: Array(repeating: .init(), count: 3), indent: 2, style: style)
+        let rows: [[TableFormatter.Cell]] = model.items.map { item in
+            [
+                TableFormatter.Cell(item.key), TableFormatter.Cell(item.display),
+                .init("(\(item.layer.rawValue))", .faint),
+            ]
         }
-        .joined(separator: "\n")
+        return (["\(target): local values removed; the values now are:"] + table.render(rows)).joined(separator: "\n")
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+import SettingsAPI
+import Testing
+
+/// The daemon's systemd protocol without systemd as PID 1: sd_notify to a socket of the test's, and a listening
+/// socket handed over by `systemd-socket-activate`.
+@Suite("viper-settingsd and systemd's protocols", .serialized)
+struct DaemonSystemdTests {
+    @Test("READY=1 with a STATUS line, RELOADING=1 then READY=1 on SIGHUP, STOPPING=1 on SIGTERM")
+    func notifications() throws {
+        let daemon = try DaemonHarness()
+        let notify = try NotifySocket(directory: daemon.root)
+        try daemon.start(environment: ["NOTIFY_SOCKET": notify.path], waitUntilServing: false)
+
+        let ready = try #require(notify.wait(for: "READY=1"), "no READY=1; log:\n\(daemon.log)")
+        let status = ready.joined(separator: "\n")
+        #expect(status.contains("STATUS=serving 5 modules"), "\(status)")
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0, "ready means serving")
+
+        daemon.signal(SIGHUP)
+        let reload = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
+        #expect(reload.first?.contains("RELOADING=1") == true, "\(reload)")
+        #expect(reload.joined().contains("MONOTONIC_USEC="))
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "8080\n", "values are kept across a reload")
+
+        daemon.signal(SIGTERM)
+        #expect(notify.wait(for: "STOPPING=1") != nil, "no STOPPING=1; log:\n\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("WATCHDOG=1 arrives at half of WATCHDOG_USEC")
+    func watchdog() throws {
+        let daemon = try DaemonHarness()
+        let notify = try NotifySocket(directory: daemon.root)
+        try daemon.start(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"])
+        for _ in 0..<3 {
+            #expect(notify.wait(for: "WATCHDOG=1", timeout: 10) != nil, "log:\n\(daemon.log)")
+        }
+    }
+
+    @Test("a reload keeps the previous version of a schema that broke, and picks up a new module")
+    func reloadSchemas() throws {
+        let daemon = try DaemonHarness()
+        let modules = daemon.root.appendingPathComponent("modules")
+        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+        let source = DaemonHarness.packageRoot.appendingPathComponent("config/modules")
+        try FileManager.default.copyItem(
+            at: source.appendingPathComponent("network.json"),
+            to: modules.appendingPathComponent("network.json")
+        )
+        let notify = try NotifySocket(directory: daemon.root)
+        try daemon.start(
+            extraArguments: ["--modules-dir", modules.path],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
+        _ = notify.wait(for: "READY=1")
+        try "{ broken".write(to: modules.appendingPathComponent("network.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            at: source.appendingPathComponent("power.json"),
+            to: modules.appendingPathComponent("power.json")
+        )
+        daemon.signal(SIGHUP)
+        let reload = try #require(notify.wait(for: "READY=1"))
+        #expect(reload.joined().contains("STATUS=serving 2 modules"), "\(reload)")
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
+        #expect(daemon.ctl(["get", "power.idle.blank-after"]).stdout == "300\n")
+        #expect(daemon.log.contains("keeping the previous version"), "\(daemon.log)")
+    }
+
+    @Test("a listening socket from systemd-socket-activate is served; no socket file is bound by the daemon")
+    func socketActivation() throws {
+        let daemon = try DaemonHarness()
+        let activated = daemon.root.appendingPathComponent("activated.sock").path
+        try daemon.start(
+            launcher: ["/usr/bin/systemd-socket-activate", "-l", activated, "--fdname=varlink"],
+            waitUntilServing: false
+        )
+        // systemd-socket-activate listens at once and starts the daemon on the first connection.
+        let deadline = Date().addingTimeInterval(20)
+        var result = daemon.ctl(["get", "network.proxy.port"], socket: activated)
+        while result.status != 0 && Date() < deadline {
+            usleep(50_000)
+            result = daemon.ctl(["get", "network.proxy.port"], socket: activated)
+        }
+        #expect(result.stdout == "3128\n", "\(result)\nlog:\n\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the configured path is not bound")
+        #expect(daemon.log.contains("using the socket passed by systemd"))
+    }
+}

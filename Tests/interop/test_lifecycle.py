@@ -1,0 +1,116 @@
+"""Starting and stopping viper-settingsd: signals with clients connected, the socket file, broken schemas."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+from pathlib import Path
+
+import interop_support as support
+
+GET = "io.viper.settings.Get"
+PORT = "network.proxy.port"
+
+
+def test_socket_is_open_to_everyone(daemon):
+    mode = os.stat(daemon.socket_path).st_mode
+    assert stat.S_ISSOCK(mode)
+    assert stat.S_IMODE(mode) == 0o666
+
+
+def test_sigterm_with_idle_clients_connected(daemon):
+    connections = [daemon.raw() for _ in range(5)]
+    try:
+        assert connections[0].call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
+        connections[1].send(b'{"method":"io.viper.settings.Get","par')  # half a message
+        daemon.stop_and_check(deadline=5)
+        for conn in connections:
+            conn.expect_closed(timeout=5)
+    finally:
+        for conn in connections:
+            conn.close()
+
+
+def test_sigint_stops_gracefully(daemon):
+    daemon.process.send_signal(signal.SIGINT)
+    assert daemon.process.wait(timeout=support.STOP_DEADLINE) == 0
+    daemon.process = None
+    assert not os.path.exists(daemon.socket_path)
+
+
+def test_stale_socket_file_is_replaced(daemon_factory):
+    stale = daemon_factory(start=False)
+    os.makedirs(os.path.dirname(stale.socket_path), exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(stale.socket_path)
+    listener.close()  # leaves a socket file nobody listens on, as after a crash
+    stale.start()
+    assert stale.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
+
+
+def test_second_daemon_on_a_live_socket_refuses_to_start(daemon_factory):
+    first = daemon_factory("first")
+    second = support.Daemon(first.root, name="second", state_dir=Path(first.root) / "state2")
+    daemon_factory.daemons.append(second)
+    second.start(wait=False)
+    status = second.process.wait(timeout=support.START_DEADLINE)
+    second.process = None
+    assert status != 0, "a second daemon started on a socket that is in use"
+    assert os.path.exists(first.socket_path), "the second daemon removed the first one's socket"
+    assert first.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
+
+
+def test_regular_file_at_socket_path_is_not_removed(daemon_factory):
+    blocked = daemon_factory(start=False)
+    os.makedirs(os.path.dirname(blocked.socket_path), exist_ok=True)
+    Path(blocked.socket_path).write_text("precious")
+    blocked.start(wait=False)
+    status = blocked.process.wait(timeout=support.START_DEADLINE)
+    blocked.process = None
+    assert status != 0
+    assert Path(blocked.socket_path).read_text() == "precious"
+    messages = blocked.log().splitlines()[1:]  # the first line is the command line the test wrote
+    assert any(line.strip() for line in messages), "no message about the occupied socket path"
+
+
+def test_broken_schemas_do_not_stop_the_other_modules(daemon_factory):
+    modules = Path(daemon_factory.root) / "modules"
+    shutil.copytree(support.MODULES_DIR, modules)
+    (modules / "broken.json").write_text("{ not json")
+    bad_default = json.loads((modules / "network.json").read_text())
+    bad_default["module"] = "badnet"
+    bad_default["sections"][0]["items"][2]["default"] = 70000  # outside range 1..65535
+    (modules / "badnet.json").write_text(json.dumps(bad_default))
+    daemon = daemon_factory(extra_args=["--modules-dir", str(modules)])
+    names = sorted(module["name"] for module in daemon.call("io.viper.settings.ListModules")["parameters"]["modules"])
+    assert names == support.MODULE_NAMES
+    log = daemon.log()
+    assert "broken.json" in log, "the rejected schema file is not named in the log"
+    assert "badnet.json" in log, "the rejected schema file is not named in the log"
+
+
+def test_debug_log_level(daemon_factory):
+    daemon = daemon_factory(extra_args=["--log-level", "debug"])
+    assert daemon.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
+    daemon.stop_and_check()
+    assert daemon.log().count("\n") > 1
+
+
+def test_bad_flag_exits_with_usage_error(daemon_factory):
+    bad = daemon_factory(start=False, extra_args=["--log-level", "loud"])
+    bad.start(wait=False)
+    status = bad.process.wait(timeout=support.START_DEADLINE)
+    bad.process = None
+    assert status != 0
+    assert not os.path.exists(bad.socket_path)
+
+
+def test_help_exits_0():
+    result = subprocess.run(
+        [support.executable("viper-settingsd"), "--help"], capture_output=True, text=True, timeout=support.CLI_TIMEOUT
+    )
+    assert result.returncode == 0
+    assert "--state-dir" in result.stdout

@@ -1,0 +1,239 @@
+"""settingsctl against the real daemon: output, --json, socket lookup and the documented exit statuses."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import interop_support as support
+
+PORT = "network.proxy.port"
+GET = "io.viper.settings.Get"
+
+OK, FAILURE, USAGE, UNREACHABLE, NOT_FOUND, INVALID, LOCKED, DENIED = range(8)
+
+
+def check(result, status):
+    assert result.returncode == status, (
+        f"exit {result.returncode}, expected {status}\nstdout: {result.stdout!r}\nstderr: {result.stderr!r}"
+    )
+    return result
+
+
+def test_get_prints_only_the_display_value(daemon):
+    result = check(daemon.ctl("get", PORT), OK)
+    assert result.stdout == "3128\n"
+    assert result.stderr == ""
+
+
+def test_set_then_get(daemon):
+    check(daemon.ctl("set", PORT, "8080"), OK)
+    assert check(daemon.ctl("get", PORT), OK).stdout == "8080\n"
+    assert daemon.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 8080
+
+
+@pytest.mark.parametrize(
+    "key, text, value",
+    [
+        ("updates.policy.channels", "stable,beta", ["stable", "beta"]),
+        ("updates.policy.channels", '["security"]', ["security"]),
+        ("network.dns.cache", "false", False),
+        ("display.output.scale", "1.25", 1.25),
+        ("network.proxy.mode", "auto", "auto"),
+        ("network.proxy.autoconfig-url", "http://exämple.test/p ac", "http://exämple.test/p ac"),
+    ],
+)
+def test_set_text_values_and_get_matches_daemon_display(daemon, key, text, value):
+    check(daemon.ctl("set", key, text), OK)
+    item = daemon.call(GET, {"key": key})["parameters"]["item"]
+    assert item["value"] == value
+    assert check(daemon.ctl("get", key), OK).stdout == item["display"] + "\n"
+
+
+def test_get_json(daemon):
+    for args in (("--json", "get", PORT), ("get", "--json", PORT), ("get", PORT, "--json")):
+        result = check(daemon.ctl(*args), OK)
+        document = json.loads(result.stdout)
+        assert 3128 in (document.get("value"), document.get("item", {}).get("value")), document
+
+
+@pytest.mark.parametrize("command", [["modules"], ["show", "network"], ["explain", PORT], ["reset", PORT]])
+def test_json_output_parses(daemon, command):
+    json.loads(check(daemon.ctl("--json", *command), OK).stdout)
+
+
+def test_modules_lists_all(daemon):
+    output = check(daemon.ctl("modules"), OK).stdout
+    for name in support.MODULE_NAMES:
+        assert name in output
+
+
+def test_show_module(daemon):
+    output = check(daemon.ctl("show", "network"), OK).stdout
+    assert "Proxy" in output and "Name resolution" in output
+    assert "3128" in output
+
+
+def test_explain(daemon):
+    check(daemon.ctl("set", PORT, "8080"), OK)
+    output = check(daemon.ctl("explain", PORT), OK).stdout
+    for word in ("default", "recommended", "local", "mandatory", "3128", "8080"):
+        assert word in output
+
+
+def test_reset_key_and_module(daemon):
+    check(daemon.ctl("set", PORT, "8080"), OK)
+    check(daemon.ctl("set", "network.dns.cache", "false"), OK)
+    check(daemon.ctl("reset", PORT), OK)
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
+    check(daemon.ctl("reset", "network"), OK)
+    assert daemon.call(GET, {"key": "network.dns.cache"})["parameters"]["item"]["value"] is True
+
+
+def test_slow_and_fast_parser_agree(daemon):
+    """`--` makes settingsctl use ArgumentParser instead of its fast path; both must do the same."""
+    check(daemon.ctl("set", PORT, "8181"), OK)
+    fast = check(daemon.ctl("get", PORT), OK)
+    slow = check(support.run_settingsctl(["--socket", daemon.socket_path, "get", "--", PORT]), OK)
+    assert fast.stdout == slow.stdout == "8181\n"
+    equals = check(support.run_settingsctl([f"--socket={daemon.socket_path}", "get", PORT]), OK)
+    assert equals.stdout == "8181\n"
+
+
+def test_value_beginning_with_dash_after_double_dash(daemon):
+    result = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", PORT, "--", "-5"]), INVALID)
+    assert "settingsctl:" in result.stderr
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
+
+
+def test_socket_from_environment(daemon):
+    result = check(support.run_settingsctl(["get", PORT], env={"VIPER_SETTINGS_SOCKET": daemon.socket_path}), OK)
+    assert result.stdout == "3128\n"
+
+
+def test_option_overrides_environment(daemon):
+    result = support.run_settingsctl(
+        ["--socket", daemon.socket_path, "get", PORT], env={"VIPER_SETTINGS_SOCKET": "/nonexistent/socket"}
+    )
+    assert check(result, OK).stdout == "3128\n"
+
+
+@pytest.mark.parametrize("key", ["network.proxy.nope", "nosuchmodule.a.b"])
+def test_get_unknown_key_exits_4(daemon, key):
+    result = check(daemon.ctl("get", key), NOT_FOUND)
+    assert result.stdout == ""
+    assert result.stderr.startswith("settingsctl:")
+
+
+@pytest.mark.parametrize("command", [["show", "nosuchmodule"], ["explain", "network.proxy.nope"],
+                                     ["set", "network.proxy.nope", "1"], ["reset", "nosuchmodule"]])
+def test_unknown_names_exit_4(daemon, command):
+    check(daemon.ctl(*command), NOT_FOUND)
+
+
+@pytest.mark.parametrize("value", ["70000", "0", "eighty", "", "80.5"])
+def test_set_invalid_exits_5(daemon, value):
+    result = check(daemon.ctl("set", PORT, value), INVALID)
+    assert result.stderr.startswith("settingsctl:")
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["frobnicate"], ["get"], ["get", "a", "b"], ["set", PORT], ["--bogus", "get", PORT], ["show"]],
+)
+def test_usage_errors_exit_2(daemon, args):
+    result = check(daemon.ctl(*args), USAGE)
+    assert result.stderr != ""
+
+
+def test_help_and_version_exit_0():
+    assert check(support.run_settingsctl(["--help"]), OK).stdout
+    assert check(support.run_settingsctl(["--version"]), OK).stdout.strip()
+
+
+def test_unreachable_exits_3(tmp_path):
+    result = check(support.run_settingsctl(["--socket", str(tmp_path / "missing.sock"), "get", PORT]), UNREACHABLE)
+    assert result.stderr.startswith("settingsctl:")
+
+
+def test_stale_socket_exits_3():
+    root = support.make_root()
+    try:
+        path = os.path.join(root, "stale.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.close()  # the file stays; nobody listens
+        check(support.run_settingsctl(["--socket", path, "get", PORT]), UNREACHABLE)
+    finally:
+        support.remove_root(root)
+
+
+def test_daemon_closing_without_reply_is_not_success():
+    """A peer that accepts and hangs up at once (a crashing daemon) must not make settingsctl exit 0."""
+    root = support.make_root()
+    try:
+        path = os.path.join(root, "hangup.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(1)
+
+        def serve():
+            listener.settimeout(support.CLI_TIMEOUT)
+            try:
+                conn, _ = listener.accept()
+                conn.close()
+            except OSError:
+                pass
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        result = support.run_settingsctl(["--socket", path, "get", PORT])
+        thread.join()
+        listener.close()
+        assert result.returncode in (FAILURE, UNREACHABLE), (result.returncode, result.stderr)
+        assert result.stdout == ""
+    finally:
+        support.remove_root(root)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run settingsctl as another user")
+def test_permission_denied_for_other_users(daemon):
+    nobody = 65534
+    read = support.run_settingsctl(["--socket", daemon.socket_path, "get", PORT], user=nobody)
+    assert check(read, OK).stdout == "3128\n", "everyone may read"
+    denied = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", PORT, "8080"], user=nobody), DENIED)
+    assert denied.stderr.startswith("settingsctl:")
+    check(support.run_settingsctl(["--socket", daemon.socket_path, "reset", "network"], user=nobody), DENIED)
+    assert daemon.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
+def test_permission_denied_error_over_varlink(daemon):
+    script = (
+        "import json, socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])\n"
+        "s.sendall(json.dumps({'method': 'io.viper.settings.Set',"
+        " 'parameters': {'key': 'network.proxy.port', 'value': 8080}}).encode() + b'\\0')\n"
+        "data = b''\n"
+        "while not data.endswith(b'\\0'):\n"
+        "    chunk = s.recv(65536)\n"
+        "    if not chunk: break\n"
+        "    data += chunk\n"
+        "print(data.rstrip(b'\\0').decode())\n"
+    )
+    result = subprocess.run(
+        ["/usr/bin/python3", "-c", script, daemon.socket_path],
+        user=65534, group=65534, extra_groups=[], capture_output=True, text=True, timeout=support.CLI_TIMEOUT,
+    )
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    support.check_reply_shape(reply)
+    assert reply["error"] == "io.viper.settings.PermissionDenied"
+    assert reply["parameters"]["module"] == "network"
+    assert reply["parameters"]["uid"] == 65534
+    assert reply["parameters"]["reason"]

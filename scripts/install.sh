@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds release binaries and installs viper-settings: binaries, systemd units, configuration and schemas,
+# shell completions and the man page.
+#   scripts/install.sh              install (as root)
+#   scripts/install.sh --uninstall  remove what install put in place; state in /var/lib/viper-settings is kept
+# PREFIX (default /usr/local) and DESTDIR (default empty, for staging) are honoured.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX="${PREFIX:-/usr/local}"
+DESTDIR="${DESTDIR:-}"
+BIN="$DESTDIR$PREFIX/bin"
+UNITS="$DESTDIR$PREFIX/lib/systemd/system"
+CONF="$DESTDIR/etc/viper-settings"
+BASH_COMPLETIONS="$DESTDIR$PREFIX/share/bash-completion/completions"
+ZSH_COMPLETIONS="$DESTDIR$PREFIX/share/zsh/site-functions"
+FISH_COMPLETIONS="$DESTDIR$PREFIX/share/fish/vendor_completions.d"
+MAN="$DESTDIR$PREFIX/share/man/man1"
+
+reload_systemd() {
+    if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+}
+
+if [ "${1:-}" = "--uninstall" ]; then
+    if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
+        systemctl disable --now viper-settingsd.socket viper-settingsd.service 2>/dev/null || true
+    fi
+    rm -f "$BIN/viper-settingsd" "$BIN/settingsctl" "$UNITS/viper-settingsd.service" "$UNITS/viper-settingsd.socket" \
+        "$BASH_COMPLETIONS/settingsctl" "$ZSH_COMPLETIONS/_settingsctl" "$FISH_COMPLETIONS/settingsctl.fish" \
+        "$MAN/settingsctl.1" "$MAN/viper-settingsd.1"
+    echo "uninstalled; kept /etc/viper-settings (configuration) and /var/lib/viper-settings (state)"
+    reload_systemd
+    exit 0
+fi
+
+make build
+bin_dir=bin
+
+install -D -m 0755 "$bin_dir/viper-settingsd" "$BIN/viper-settingsd"
+install -D -m 0755 "$bin_dir/settingsctl" "$BIN/settingsctl"
+install -D -m 0644 systemd/viper-settingsd.service "$UNITS/viper-settingsd.service"
+install -D -m 0644 systemd/viper-settingsd.socket "$UNITS/viper-settingsd.socket"
+if [ "$PREFIX" != /usr/local ]; then
+    sed -i "s|/usr/local/bin/viper-settingsd|$PREFIX/bin/viper-settingsd|" "$UNITS/viper-settingsd.service"
+fi
+# Configuration: never overwrite what an admin changed.
+install -d -m 0755 "$CONF/modules"
+[ -e "$CONF/viper-settingsd.conf" ] || install -m 0644 config/viper-settingsd.conf "$CONF/viper-settingsd.conf"
+for schema in config/modules/*.json; do
+    target="$CONF/modules/$(basename "$schema")"
+    [ -e "$target" ] || install -m 0644 "$schema" "$target"
+done
+install -d "$BASH_COMPLETIONS" "$ZSH_COMPLETIONS" "$FISH_COMPLETIONS" "$MAN"
+"$bin_dir/settingsctl" --generate-completion-script bash >"$BASH_COMPLETIONS/settingsctl"
+"$bin_dir/settingsctl" --generate-completion-script zsh >"$ZSH_COMPLETIONS/_settingsctl"
+"$bin_dir/settingsctl" --generate-completion-script fish >"$FISH_COMPLETIONS/settingsctl.fish"
+install -m 0644 man/settingsctl.1 "$MAN/settingsctl.1"
+install -m 0644 man/viper-settingsd.1 "$MAN/viper-settingsd.1"
+echo "installed to $DESTDIR$PREFIX; enable with: systemctl enable --now viper-settingsd.socket"
+reload_systemd
