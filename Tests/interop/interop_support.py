@@ -177,7 +177,7 @@ class Daemon:
 
 def make_root():
     """A short temporary folder (socket paths must stay below 108 bytes), reachable by other users."""
-    root = tempfile.mkdtemp(prefix="viper-it-", dir="/tmp")
+    root = tempfile.mkdtemp(prefix="viper-interop-", dir="/tmp")
     os.chmod(root, 0o755)
     return root
 
@@ -276,6 +276,8 @@ class RawConnection:
 
     def expect_silence(self, duration):
         """Asserts that nothing arrives (and the connection stays open) for `duration` seconds."""
+        assert self.buffer == b"", f"unexpected data: {self.buffer[:200]!r}"
+        assert not self.eof, "the daemon closed the connection"
         deadline = time.monotonic() + duration
         try:
             while time.monotonic() < deadline:
