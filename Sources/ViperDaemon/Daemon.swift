@@ -85,7 +85,8 @@ public struct Daemon: Sendable {
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             let hangAfter = self.environment["VIPER_SETTINGSD_DEBUG_HANG_WATCHDOG_AFTER"].flatMap(Double.init)
-            services.append(
+            // First in the list, so it is shut down last and keeps pinging while the server drains.
+            services.insert(
                 .init(
                     service: WatchdogService(
                         notifier: notifier,
@@ -98,10 +99,13 @@ public struct Daemon: Sendable {
                             (try? await MultiThreadedEventLoopGroup.singleton.any().submit { true }.get()) ?? false
                         }
                     )
-                )
+                ),
+                at: 0
             )
         }
-        services.append(.init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger)))
+        services.append(
+            .init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger))
+        )
         logger.info(
             "loaded \(catalog.current.count) modules",
             metadata: [

@@ -3,8 +3,8 @@ import Glibc
 import SettingsAPI
 import Testing
 
-/// The daemon's systemd protocol without systemd as PID 1: sd_notify to a socket of the test's, and a listening
-/// socket handed over by `systemd-socket-activate`.
+/// The daemon's systemd protocol without systemd as PID 1: sd_notify to a socket of the test's. (Socket activation
+/// through `systemd-socket-activate` is tested in Tests/interop/test_systemd.py.)
 @Suite("viper-settingsd and systemd's protocols", .serialized)
 struct DaemonSystemdTests {
     @Test("READY=1 with a STATUS line, RELOADING=1 then READY=1 on SIGHUP, STOPPING=1 on SIGTERM")
@@ -66,25 +66,5 @@ struct DaemonSystemdTests {
         #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
         #expect(daemon.ctl(["get", "power.idle.blank-after"]).stdout == "300\n")
         #expect(daemon.log.contains("keeping the previous version"), "\(daemon.log)")
-    }
-
-    @Test("a listening socket from systemd-socket-activate is served; no socket file is bound by the daemon")
-    func socketActivation() throws {
-        let daemon = try DaemonHarness()
-        let activated = daemon.root.appendingPathComponent("activated.sock").path
-        try daemon.start(
-            launcher: ["/usr/bin/systemd-socket-activate", "-l", activated, "--fdname=varlink"],
-            waitUntilServing: false
-        )
-        // systemd-socket-activate listens at once and starts the daemon on the first connection.
-        let deadline = Date().addingTimeInterval(20)
-        var result = daemon.ctl(["get", "network.proxy.port"], socket: activated)
-        while result.status != 0 && Date() < deadline {
-            usleep(50_000)
-            result = daemon.ctl(["get", "network.proxy.port"], socket: activated)
-        }
-        #expect(result.stdout == "3128\n", "\(result)\nlog:\n\(daemon.log)")
-        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the configured path is not bound")
-        #expect(daemon.log.contains("using the socket passed by systemd"))
     }
 }

@@ -58,3 +58,17 @@ struct SettingTypeTests {
         #expect(SettingKey("network..port") == nil)
     }
 }
+
+@Suite("Setting types: control characters")
+struct ControlCharacterTests {
+    @Test("strings with control characters are rejected, so they cannot forge log lines or break scripts")
+    func controlCharacters() {
+        let string = SettingType.string(choices: nil, pattern: nil, maxLength: nil)
+        #expect(throws: ValueRejection("must not contain control characters (such as newlines)")) {
+            try string.value(fromText: "x\nFAKE critical: injected")
+        }
+        #expect(throws: ValueRejection.self) { try string.value(fromJSON: "a\u{0}b") }
+        #expect(throws: ValueRejection.self) { try SettingType.strings.value(fromJSON: ["ok", "tab\there"]) }
+        #expect((try? string.value(fromText: "ünïcødé ok")) == .string("ünïcødé ok"))
+    }
+}

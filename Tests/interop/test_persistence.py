@@ -62,7 +62,7 @@ def test_value_survives_restart(daemon_factory):
 
 def test_awkward_strings_survive_restart(daemon_factory):
     values = {
-        "network.proxy.autoconfig-url": 'http://exämple.test/"q"\\back\nline\ttab\u0001€☃\U0001F600',
+        "network.proxy.autoconfig-url": 'http://exämple.test/"q"\\back€☃\U0001F600',
         "network.dns.servers": ["1.1.1.1", "", "ünï", "a,b", '"quoted"', "x" * 300],
         "locale.keyboard.layouts": [],
     }
@@ -74,6 +74,15 @@ def test_awkward_strings_survive_restart(daemon_factory):
     second = daemon_factory("second", state_dir=first.state_dir)
     for key, value in values.items():
         assert second.call(GET, {"key": key})["parameters"]["item"]["value"] == value
+
+
+def test_control_characters_are_rejected_and_nothing_is_stored(daemon_factory):
+    daemon = daemon_factory()
+    for value in ["line\nFAKE critical: injected", "nul\u0000byte", "tab\there"]:
+        reply = daemon.call(SET, {"key": "network.proxy.autoconfig-url", "value": value})
+        assert reply.get("error") == "io.viper.settings.InvalidValue", reply
+        assert "control characters" in reply["parameters"]["reason"]
+    assert daemon.call(GET, {"key": "network.proxy.autoconfig-url"})["parameters"]["item"]["value"] == ""
 
 
 def test_reset_survives_restart(daemon_factory):

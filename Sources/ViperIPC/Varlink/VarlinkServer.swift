@@ -113,14 +113,17 @@ public final class VarlinkServer: Service, Sendable {
             channel.eventLoop.makeCompletedFuture {
                 let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
                 try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
-                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                // Closed and finished on deinit: a connection NIO accepts while the listener closes is dropped
+                // without ever reaching the accept loop, and must not trip NIOAsyncWriter's precondition.
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>.finishingOnDeinit(wrapping: channel)
             }
         }
         switch self.configuration.endpoint {
         case .path(let path):
+            // Bound under a staging name and renamed into place once open to everyone.
             var socketFile = try VarlinkSocketFile.prepare(path: path)
             let listener = try await configured.bind(
-                unixDomainSocketPath: path,
+                unixDomainSocketPath: socketFile.bindPath,
                 childChannelInitializer: initializer
             )
             do {
@@ -161,7 +164,8 @@ public final class VarlinkServer: Service, Sendable {
         do {
             peer = try await PeerCredentials.read(from: channel.channel)
         } catch {
-            self.logger.warning("Closing Varlink connection without peer credentials", metadata: ["error": "\(error)"])
+            // Usually a client that connected and left at once (a readiness probe); nothing to serve.
+            self.logger.debug("Closing Varlink connection without peer credentials", metadata: ["error": "\(error)"])
             await Self.close(channel)
             return
         }

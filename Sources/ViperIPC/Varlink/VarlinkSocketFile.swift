@@ -10,6 +10,9 @@ struct VarlinkSocketFile: Sendable {
 
     /// The socket's path.
     let path: String
+    /// Where to bind: a staging name beside `path`, renamed to `path` by ``publish()`` once its mode is 0666, so a
+    /// client never finds the socket with another mode. `path` itself when the staging name would be too long.
+    let bindPath: String
     private var identity: Identity?
 
     /// Makes `path` ready for binding: creates missing parent directories (mode 0755) and removes a stale socket.
@@ -31,17 +34,28 @@ struct VarlinkSocketFile: Sendable {
                 throw .socketPathFailure(path: path, operation: "unlink", errno: errno)
             }
         }
-        return VarlinkSocketFile(path: path)
+        let staging = "\(path).\(getpid()).new"
+        let fits = staging.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+        if fits { _ = unlink(staging) }
+        return VarlinkSocketFile(path: path, bindPath: fits ? staging : path)
     }
 
-    private init(path: String) {
+    private init(path: String, bindPath: String) {
         self.path = path
+        self.bindPath = bindPath
     }
 
     /// After binding: lets everyone connect (mode 0666) and remembers which file is ours.
     mutating func publish() throws(VarlinkServerError) {
-        guard chmod(self.path, 0o666) == 0 else {
-            throw .socketPathFailure(path: self.path, operation: "chmod", errno: errno)
+        guard chmod(self.bindPath, 0o666) == 0 else {
+            throw .socketPathFailure(path: self.bindPath, operation: "chmod", errno: errno)
+        }
+        if self.bindPath != self.path {
+            guard rename(self.bindPath, self.path) == 0 else {
+                let error = errno
+                _ = unlink(self.bindPath)
+                throw .socketPathFailure(path: self.path, operation: "rename", errno: error)
+            }
         }
         self.identity = Self.identity(of: self.path)
     }

@@ -26,7 +26,7 @@ extension SettingType {
                 }
                 strings.append(string)
             }
-            return .strings(strings)
+            return try self.checked(.strings(strings))
         default:
             throw ValueRejection("expected \(self.expected), found \(json.typeName)")
         }
@@ -68,7 +68,12 @@ extension SettingType {
     /// Checks a value of the right type against the constraints.
     public func checked(_ value: SettingValue) throws(ValueRejection) -> SettingValue {
         switch (self, value) {
-        case (.bool, .bool), (.strings, .strings):
+        case (.bool, .bool):
+            return value
+        case (.strings, .strings(let texts)):
+            if texts.contains(where: Self.hasControlCharacters) {
+                throw ValueRejection("must not contain control characters (such as newlines)")
+            }
             return value
         case (.int(let range), .int(let number)):
             if let range, !range.contains(number) { throw ValueRejection("must be within \(self.constraint!)") }
@@ -80,6 +85,9 @@ extension SettingType {
         case (.double, .int(let number)):
             return try self.checked(.double(Double(number)))
         case (.string(let choices, let pattern, let maxLength), .string(let text)):
+            if Self.hasControlCharacters(text) {
+                throw ValueRejection("must not contain control characters (such as newlines)")
+            }
             if let choices, !choices.contains(text) {
                 throw ValueRejection("must be one of \(choices.joined(separator: ", "))")
             }
@@ -94,6 +102,10 @@ extension SettingType {
         default:
             throw ValueRejection("expected \(self.expected), found \(value.typeDescription)")
         }
+    }
+
+    private static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
     private var expected: String {

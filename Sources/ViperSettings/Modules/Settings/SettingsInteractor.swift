@@ -166,7 +166,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     private func audit(_ changes: [(before: ResolvedSetting, after: ResolvedSetting)], caller: Caller) {
         for (before, after) in changes {
             self.logger.notice(
-                "\(after.key) changed from \(before.value.display) to \(after.value.display)",
+                "\(after.key) changed from \(before.value.json.serialized()) to \(after.value.json.serialized())",
                 metadata: [
                     "key": "\(after.key)",
                     "old_value": "\(before.value.json.serialized())",

@@ -1,0 +1,114 @@
+"""viper-settingsd and systemd's protocols without systemd as PID 1.
+
+- Socket activation: `systemd-socket-activate` listens and hands the daemon the socket as fd 3 (LISTEN_FDS).
+- journald: a real systemd-journald in a private mount namespace (tmpfs on /run); the daemon logs to it when
+  JOURNAL_STREAM names its stderr, and every change is an audit entry with structured fields.
+(sd_notify READY/RELOADING/STOPPING/WATCHDOG are asserted by Tests/IntegrationTests/DaemonSystemdTests.swift.)
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+import interop_support as support
+
+JOURNALD = "/lib/systemd/systemd-journald"
+
+
+def test_socket_activation_serves_the_passed_socket(tmp_path):
+    activated = tmp_path / "activated.sock"
+    state = tmp_path / "state"
+    log = open(tmp_path / "daemon.log", "wb")
+    process = subprocess.Popen(
+        [
+            "/usr/bin/systemd-socket-activate", "-l", str(activated), "--fdname=varlink",
+            support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+            "--state-dir", str(state), "--socket", str(tmp_path / "configured.sock"),
+        ],
+        stdout=log, stderr=log,
+    )
+    try:
+        deadline = time.monotonic() + support.START_DEADLINE
+        while not activated.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling for the listener, bounded by the deadline
+        # The first connection starts the daemon, which then serves it from the socket it was handed.
+        result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
+        assert result.returncode == 0, (result, (tmp_path / "daemon.log").read_text())
+        assert result.stdout == "3128\n"
+        assert support.run_settingsctl(["--socket", str(activated), "set", "network.proxy.port", "8080"]).returncode == 0
+        assert support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"]).stdout == "8080\n"
+        assert not (tmp_path / "configured.sock").exists(), "the configured path must not be bound"
+        assert "using the socket passed by systemd" in (tmp_path / "daemon.log").read_text()
+    finally:
+        process.terminate()
+        assert process.wait(timeout=support.STOP_DEADLINE) == 0
+        log.close()
+    assert activated.exists(), "the activated socket belongs to systemd-socket-activate, not the daemon"
+
+
+NAMESPACE_SCRIPT = r"""
+set -eu
+root="$1"; daemon="$2"; ctl="$3"; config="$4"
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /run/log/journal
+mount --bind "$root/runtime" /run/log/journal
+if [ -d /var/log/journal ]; then mount --bind "$root/persistent" /var/log/journal; fi
+"$5" &
+journald=$!
+for _ in $(seq 1 500); do [ -S /run/systemd/journal/socket ] && break; sleep 0.01; done
+[ -S /run/systemd/journal/socket ] || { echo "journald did not start" >&2; exit 1; }
+: > "$root/daemon.stderr"
+export JOURNAL_STREAM="$(stat -c '%d:%i' "$root/daemon.stderr")"
+"$daemon" --config "$config" --state-dir "$root/state" --socket "$root/sock" 2>>"$root/daemon.stderr" &
+pid=$!
+for _ in $(seq 1 2000); do "$ctl" --socket "$root/sock" modules >/dev/null 2>&1 && break; sleep 0.01; done
+unset JOURNAL_STREAM
+"$ctl" --socket "$root/sock" set network.proxy.port 8080
+"$ctl" --socket "$root/sock" set network.proxy.mode manual
+kill -TERM "$pid"; wait "$pid"
+kill -TERM "$journald"; wait "$journald" || true
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists(JOURNALD) or not shutil.which("unshare"),
+    reason="needs root, unshare and systemd-journald",
+)
+def test_changes_are_journald_audit_entries(tmp_path):
+    for name in ("runtime", "persistent", "state"):
+        (tmp_path / name).mkdir()
+    script = tmp_path / "namespace.sh"
+    script.write_text(NAMESPACE_SCRIPT)
+    result = subprocess.run(
+        [
+            "timeout", "-k", "5", "60", "unshare", "--mount", "--propagation", "private", "bash", str(script),
+            str(tmp_path), support.executable("viper-settingsd"), support.executable("settingsctl"),
+            str(support.CONFIG_FILE), JOURNALD,
+        ],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, f"{result}\n{(tmp_path / 'daemon.stderr').read_text() if (tmp_path / 'daemon.stderr').exists() else ''}"
+    # Under journald the daemon writes native entries, not text on stderr.
+    assert "changed from" not in (tmp_path / "daemon.stderr").read_text()
+    journal = subprocess.run(
+        ["journalctl", f"--directory={tmp_path / 'runtime'}", "-o", "json", "--no-pager", "MODULE=network"],
+        capture_output=True, text=True, check=True,
+    )
+    entries = [json.loads(line) for line in journal.stdout.splitlines() if line.strip()]
+    changes = [entry for entry in entries if entry.get("KEY", "").startswith("network.proxy.")]
+    assert len(changes) == 2, journal.stdout
+    port = next(entry for entry in changes if entry["KEY"] == "network.proxy.port")
+    assert port["OLD_VALUE"] == "3128"
+    assert port["NEW_VALUE"] == "8080"
+    assert port["SOURCE"] == "local"
+    assert port["CLIENT_UID"] == "0"
+    assert int(port["CLIENT_PID"]) > 0
+    assert port["SYSLOG_IDENTIFIER"] == "viper-settingsd"
+    assert port["PRIORITY"] == "5"
+    assert "CODE_FILE" in port and "CODE_LINE" in port
+    mode = next(entry for entry in changes if entry["KEY"] == "network.proxy.mode")
+    assert (mode["OLD_VALUE"], mode["NEW_VALUE"]) == ('"none"', '"manual"')
