@@ -44,7 +44,8 @@ uninstall:
 
 ## man: regenerate man/*.1 with swift-argument-parser's generate-manual plugin
 man:
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --output-directory man
+	mkdir -p man
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --output-directory "$(CURDIR)/man"
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift
