@@ -31,7 +31,7 @@ test:
 	scripts/test.sh
 
 ## bench: settingsctl get/set against dconf read/write, side by side with hyperfine
-bench: build
+bench:
 	scripts/bench-cli.sh
 
 ## install: build release binaries and install them, the units, config/, completions and man pages (as root)

@@ -5,7 +5,7 @@
 # What runs
 #   - A private D-Bus session bus and dconf on a temporary HOME/XDG_CONFIG_HOME/XDG_RUNTIME_DIR, so dconf writes
 #     to a throwaway profile ($XDG_CONFIG_HOME/dconf/user), through dconf-service activated on that bus.
-#   - viper-settingsd (release build, static Swift stdlib) with the bundled config on a temporary state
+#   - viper-settingsd (release build, static Swift stdlib; settingsctl a static executable, as `make build` makes them) with the bundled config on a temporary state
 #     directory and socket. Both state stores live in the same temporary folder, hence on the same file system.
 #   - hyperfine -N (no shell, so no shell start-up is measured) with four commands:
 #       settingsctl get network.proxy.port      dconf read /org/viper/port
@@ -37,10 +37,9 @@ scripts/setup.sh --bench
 if [ -n "${VIPER_BIN_DIR:-}" ]; then
     bin=$VIPER_BIN_DIR
 else
-    echo "bench: building the release binaries"
-    swift build -c release --static-swift-stdlib --product viper-settingsd
-    swift build -c release --static-swift-stdlib --product settingsctl
-    bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
+    echo "bench: building the release binaries (make build: static settingsctl, daemon with a static Swift runtime)"
+    make build
+    bin=$PWD/bin
 fi
 for tool in viper-settingsd settingsctl; do
     [ -x "$bin/$tool" ] || { echo "bench: $bin/$tool is missing" >&2; exit 1; }

@@ -54,7 +54,13 @@ install -d "$BASH_COMPLETIONS" "$ZSH_COMPLETIONS" "$FISH_COMPLETIONS" "$MAN"
 "$bin_dir/settingsctl" --generate-completion-script bash >"$BASH_COMPLETIONS/settingsctl"
 "$bin_dir/settingsctl" --generate-completion-script zsh >"$ZSH_COMPLETIONS/_settingsctl"
 "$bin_dir/settingsctl" --generate-completion-script fish >"$FISH_COMPLETIONS/settingsctl.fish"
-install -m 0644 man/settingsctl.1 "$MAN/settingsctl.1"
-install -m 0644 man/viper-settingsd.1 "$MAN/viper-settingsd.1"
+# Man pages: installed when the project has them, skipped (with a note) otherwise.
+for page in settingsctl.1 viper-settingsd.1; do
+    if [ -f "man/$page" ]; then
+        install -m 0644 "man/$page" "$MAN/$page"
+    else
+        echo "note: man/$page not found; skipping its man page" >&2
+    fi
+done
 echo "installed to $DESTDIR$PREFIX; enable with: systemctl enable --now viper-settingsd.socket"
 reload_systemd

@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# Boots a real systemd (PID 1 of a throwaway container) and checks viper-settings the way a user runs it:
+# install, `systemctl enable --now viper-settingsd.socket`, socket activation on the first settingsctl call,
+# StatusText, reload keeping values and open connections, journald audit fields, watchdog restart, stop,
+# `systemd-analyze verify` and `systemd-analyze security`.
+#
+# Needs root with CAP_SYS_ADMIN, /lib/systemd/systemd, unshare/nsenter/setpriv, and a cgroup2 mount at
+# /sys/fs/cgroup/unified (hybrid hosts) or /sys/fs/cgroup (unified hosts).
+#   VIPER_BIN_DIR  folder holding viper-settingsd and settingsctl (default: bin, as built by `make build`)
+# The container: unshare pid/mount/uts/ipc, overlayfs root (lowerdir=/, upper and work on a tmpfs), fresh /proc
+# with /proc/sys read-only, /sys read-only, minimal /dev, tmpfs /run and /tmp, a child cgroup plus a cgroup
+# namespace with its own cgroup2 mount, pivot_root, container=viper-test, systemd --unit=viper-test.target.
+# Nothing is installed on the host: the project is staged with DESTDIR and copied into the container's root.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+REPO=$PWD
+
+BIN_DIR=$(realpath "${VIPER_BIN_DIR:-bin}")
+TARGET=viper-test.target
+BOOT_DEADLINE=${BOOT_DEADLINE:-30}     # seconds for systemd to come up
+CONTAINER_LIFETIME=${CONTAINER_LIFETIME:-300}  # hard upper bound for the whole container (timeout -k)
+
+passed=0
+failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+
+for tool in unshare nsenter setpriv timeout python3; do
+    command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }
+done
+[ -x /lib/systemd/systemd ] || { echo "missing /lib/systemd/systemd" >&2; exit 2; }
+for name in viper-settingsd settingsctl; do
+    [ -x "$BIN_DIR/$name" ] || { echo "$BIN_DIR/$name missing: run make build or set VIPER_BIN_DIR" >&2; exit 2; }
+done
+if [ -f /sys/fs/cgroup/unified/cgroup.procs ]; then CGROUP_PARENT=/sys/fs/cgroup/unified
+elif [ -f /sys/fs/cgroup/cgroup.procs ]; then CGROUP_PARENT=/sys/fs/cgroup
+else echo "no cgroup2 hierarchy found" >&2; exit 2; fi
+
+WORK=$(mktemp -d /tmp/viper-systemd.XXXXXX)
+CGROUP="$CGROUP_PARENT/viper-systemd-test-$$"
+PID=""
+RUNNER=""
+
+remove_cgroup() {
+    [ -d "$CGROUP" ] || return 0
+    local deadline=$((SECONDS + 10))
+    # Kill whatever is left, then remove the tree bottom-up (systemd created its own slices inside).
+    [ -f "$CGROUP/cgroup.kill" ] && echo 1 >"$CGROUP/cgroup.kill" 2>/dev/null || true
+    while [ -d "$CGROUP" ] && [ $SECONDS -lt $deadline ]; do
+        find "$CGROUP" -depth -type d -exec rmdir {} + 2>/dev/null || true
+        [ -d "$CGROUP" ] && sleep 0.2
+    done
+    [ -d "$CGROUP" ] && echo "warning: could not remove $CGROUP" >&2 || true
+}
+
+teardown() {
+    local status=$?
+    set +e
+    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+        kill -s SIGRTMIN+4 "$PID" 2>/dev/null           # systemd: halt the container
+        local deadline=$((SECONDS + 10))
+        while kill -0 "$PID" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+        kill -KILL "$PID" 2>/dev/null                    # PID 1 of the namespace: takes everything with it
+    fi
+    if [ -n "$RUNNER" ]; then
+        kill "$RUNNER" 2>/dev/null
+        local deadline=$((SECONDS + 10))
+        while kill -0 "$RUNNER" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+        kill -KILL "$RUNNER" 2>/dev/null
+        wait "$RUNNER" 2>/dev/null
+    fi
+    remove_cgroup
+    rm -rf "$WORK"
+    exit "$status"
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+# --- Stage the install (DESTDIR), laid out as scripts/install.sh does, from $BIN_DIR ----------------------------
+STAGE="$WORK/stage"
+BIN="$STAGE/usr/local/bin"
+UNITS="$STAGE/usr/local/lib/systemd/system"
+install -D -m 0755 "$BIN_DIR/viper-settingsd" "$BIN/viper-settingsd"
+install -D -m 0755 "$BIN_DIR/settingsctl" "$BIN/settingsctl"
+install -D -m 0644 systemd/viper-settingsd.service "$UNITS/viper-settingsd.service"
+install -D -m 0644 systemd/viper-settingsd.socket "$UNITS/viper-settingsd.socket"
+install -d -m 0755 "$STAGE/etc/viper-settings/modules"
+install -m 0644 config/viper-settingsd.conf "$STAGE/etc/viper-settings/viper-settingsd.conf"
+install -m 0644 config/modules/*.json "$STAGE/etc/viper-settings/modules/"
+# Man pages, where the project has them (the units' Documentation= names man:settingsctl(1)).
+have_man=no
+for page in man/*.1; do
+    [ -e "$page" ] || continue
+    install -D -m 0644 "$page" "$STAGE/usr/local/share/man/man1/$(basename "$page")"
+    have_man=yes
+done
+# The container's target: journald only (the host's enabled services must not start).
+install -d "$STAGE/etc/systemd/system"
+cat >"$STAGE/etc/systemd/system/$TARGET" <<UNIT
+[Unit]
+Description=viper-settings test container
+Wants=systemd-journald.service systemd-journald.socket
+After=systemd-journald.service
+AllowIsolate=yes
+UNIT
+
+# --- The container's init: runs as PID 1 of new pid/mount/uts/ipc namespaces ------------------------------------
+cat >"$WORK/init.sh" <<'INIT'
+set -euo pipefail
+WORK=$1 CGROUP=$2 TARGET=$3
+R="$WORK/root" T="$WORK/tmpfs"
+mkdir -p "$R" "$T"
+mount -t tmpfs -o mode=0755 tmpfs "$T"
+mkdir -p "$T/upper" "$T/work"
+mount -t overlay overlay -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" "$R"
+cp -a "$WORK/stage/." "$R/"
+mount -t proc proc "$R/proc"
+mount --bind "$R/proc/sys" "$R/proc/sys"
+mount -o remount,bind,ro "$R/proc/sys"
+mount --bind /sys "$R/sys"
+mount -o remount,bind,ro "$R/sys"
+mount -t tmpfs -o mode=0755,nosuid tmpfs "$R/dev"
+for node in null zero full random urandom tty; do
+    touch "$R/dev/$node"
+    mount --bind "/dev/$node" "$R/dev/$node"
+done
+mkdir -p "$R/dev/pts" "$R/dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"
+ln -s pts/ptmx "$R/dev/ptmx"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+ln -s /proc/self/fd "$R/dev/fd"
+ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
+touch "$WORK/console.log" "$R/dev/console"
+mount --bind "$WORK/console.log" "$R/dev/console"
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$R/run"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/tmp"
+mkdir -p "$R/oldroot"
+# Our host PID (the parent of awk, as the host's /proc sees it), then into the child cgroup.
+hostpid=$(awk '{print $4}' /proc/self/stat)
+echo "$hostpid" >"$WORK/pid"
+mkdir -p "$CGROUP"
+echo 0 >"$CGROUP/cgroup.procs"  # 0: this shell (pids are read in our own pid namespace)
+exec unshare --cgroup -- bash -c '
+    set -euo pipefail
+    R=$1 TARGET=$2
+    mount -t cgroup2 cgroup2 "$R/sys/fs/cgroup"
+    cd "$R"
+    pivot_root . oldroot
+    cd /
+    umount -l /oldroot
+    rmdir /oldroot
+    export container=viper-test
+    exec setpriv --bounding-set -sys_module,-sys_time,-sys_rawio /lib/systemd/systemd --unit="$TARGET" </dev/console >/dev/console 2>&1
+' container-init "$R" "$TARGET"
+INIT
+
+timeout -k 5 "$CONTAINER_LIFETIME" unshare --pid --fork --kill-child --mount --uts --ipc --propagation private \
+    bash "$WORK/init.sh" "$WORK" "$CGROUP" "$TARGET" >"$WORK/init.log" 2>&1 &
+RUNNER=$!
+
+in_container() { nsenter -t "$PID" -m -p -u -i -C -- "$@"; }
+# Runs a command in the container with a time limit.
+ctr() { timeout -k 2 "${CTR_TIMEOUT:-20}" nsenter -t "$PID" -m -p -u -i -C -- "$@"; }
+
+deadline=$((SECONDS + BOOT_DEADLINE))
+while [ ! -s "$WORK/pid" ] && [ $SECONDS -lt $deadline ] && kill -0 "$RUNNER" 2>/dev/null; do sleep 0.05; done
+[ -s "$WORK/pid" ] || { echo "container did not start:"; cat "$WORK/init.log"; exit 1; }
+PID=$(cat "$WORK/pid")
+booted=no
+while [ $SECONDS -lt $deadline ] && kill -0 "$PID" 2>/dev/null; do
+    if [ -S "/proc/$PID/root/run/systemd/private" ] && \
+        [ "$(ctr systemctl is-active "$TARGET" 2>/dev/null)" = active ]; then booted=yes; break; fi
+    sleep 0.1
+done
+if [ $booted != yes ]; then
+    echo "systemd did not boot within ${BOOT_DEADLINE}s; init log and console:"
+    cat "$WORK/init.log" "$WORK/console.log" 2>/dev/null | tail -50
+    exit 1
+fi
+echo "systemd $(ctr systemctl --version | head -1 | cut -d' ' -f2) booted as PID 1 of the container (host PID $PID)"
+
+wait_for() {  # wait_for SECONDS COMMAND...: polls until COMMAND succeeds; bounded
+    local limit=$1; shift
+    local until=$((SECONDS + limit))
+    while [ $SECONDS -lt $until ]; do "$@" && return 0; sleep 0.2; done
+    "$@"
+}
+state_is() { [ "$(ctr systemctl is-active viper-settingsd.service 2>/dev/null)" = "$1" ]; }
+show() { ctr systemctl show -p "$2" --value "$1"; }
+
+# --- Install and enable -----------------------------------------------------------------------------------------
+ctr systemctl daemon-reload
+echo "== systemd-analyze verify"
+# Without installed man pages, verify would fail on Documentation=man:settingsctl(1) only; skip that part then.
+verify_flags=()
+[ $have_man = yes ] || { verify_flags=(--man=no); echo "(no man/*.1 in the project: verify runs with --man=no)"; }
+if verify=$(ctr systemd-analyze verify "${verify_flags[@]}" /usr/local/lib/systemd/system/viper-settingsd.socket \
+        /usr/local/lib/systemd/system/viper-settingsd.service 2>&1); then
+    [ -n "$verify" ] && echo "$verify"
+    pass "systemd-analyze verify: no errors${verify:+ (output above)}"
+else
+    echo "$verify"; fail "systemd-analyze verify"
+fi
+check "systemctl enable --now viper-settingsd.socket" ctr systemctl enable --now viper-settingsd.socket
+check "socket is listening" wait_for 5 test -S "/proc/$PID/root/run/viper-settings/io.viper.settings"
+
+# --- 1. socket activation ---------------------------------------------------------------------------------------
+check "service inactive before the first call" state_is inactive
+if out=$(ctr settingsctl set network.proxy.mode manual 2>&1); then pass "settingsctl set network.proxy.mode manual"
+else echo "$out"; fail "settingsctl set network.proxy.mode manual"; fi
+check "first call started the service through the socket (active)" wait_for 10 state_is active
+check "value reads back" test "$(ctr settingsctl get network.proxy.mode 2>&1)" = manual
+
+# --- 2. StatusText ----------------------------------------------------------------------------------------------
+status_text=$(show viper-settingsd StatusText || true)
+echo "StatusText: $status_text"
+check "StatusText says what it serves" grep -q serving <<<"$status_text"
+
+# --- 3. reload keeps values and connections ---------------------------------------------------------------------
+cat >"/proc/$PID/root/tmp/held-client.py" <<'PY'
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+s.connect("/run/viper-settings/io.viper.settings")
+buf = b""
+def call(method, params):
+    global buf
+    s.sendall(json.dumps({"method": method, "parameters": params}).encode() + b"\0")
+    while b"\0" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise SystemExit("connection closed")
+        buf += chunk
+    frame, _, buf = buf.partition(b"\0")
+    return json.loads(frame)
+print("BEFORE", json.dumps(call("io.viper.settings.Get", {"key": "network.proxy.mode"})), flush=True)
+deadline = time.monotonic() + 30
+while not os.path.exists("/tmp/reloaded") and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("AFTER", json.dumps(call("io.viper.settings.Get", {"key": "network.proxy.mode"})), flush=True)
+PY
+CTR_TIMEOUT=45 ctr python3 /tmp/held-client.py >"$WORK/held.out" 2>&1 &
+held=$!
+wait_for 10 grep -q '^BEFORE' "$WORK/held.out" || true
+main_pid_before=$(show viper-settingsd MainPID)
+check "systemctl reload viper-settingsd" ctr systemctl reload viper-settingsd
+check "active after reload" state_is active
+check "same main PID after reload" test "$(show viper-settingsd MainPID)" = "$main_pid_before"
+touch "/proc/$PID/root/tmp/reloaded"
+held_status=0
+wait "$held" || held_status=$?
+cat "$WORK/held.out"
+check "connection opened before the reload answered before it" grep -q '^BEFORE .*"manual"' "$WORK/held.out"
+check "connection opened before the reload still answers after it" \
+    bash -c '[ '"$held_status"' = 0 ] && grep -q "^AFTER .*\"manual\"" "$1"' _ "$WORK/held.out"
+check "value kept across reload" test "$(ctr settingsctl get network.proxy.mode 2>&1)" = manual
+
+# --- 4. journald audit entry ------------------------------------------------------------------------------------
+audit_ok() {
+    ctr journalctl -u viper-settingsd -o json --no-pager 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try: e = json.loads(line)
+    except ValueError: continue
+    if e.get("KEY") == "network.proxy.mode" and "OLD_VALUE" in e and "NEW_VALUE" in e \
+            and e.get("CLIENT_UID") == "0" and e.get("SOURCE") == "local" and "CLIENT_PID" in e:
+        print("audit entry:", {k: e[k] for k in ("MODULE", "KEY", "OLD_VALUE", "NEW_VALUE", "CLIENT_UID", "CLIENT_PID", "SOURCE") if k in e})
+        sys.exit(0)
+sys.exit(1)'
+}
+check "journal holds the audit entry (KEY, OLD_VALUE, NEW_VALUE, CLIENT_UID=0, SOURCE=local)" wait_for 5 audit_ok
+
+# --- 5. watchdog ------------------------------------------------------------------------------------------------
+DROPIN=/etc/systemd/system/viper-settingsd.service.d/watchdog-test.conf
+mkdir -p "/proc/$PID/root$(dirname "$DROPIN")"
+printf '[Service]\nEnvironment=VIPER_SETTINGSD_DEBUG_HANG_WATCHDOG_AFTER=1\nWatchdogSec=2s\n' >"/proc/$PID/root$DROPIN"
+ctr systemctl daemon-reload
+restarts_before=$(show viper-settingsd NRestarts)
+check "restart with the watchdog drop-in" ctr systemctl restart viper-settingsd
+watchdog_fired() { ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | grep -qi 'watchdog timeout'; }
+restarted() { [ "$(show viper-settingsd NRestarts)" -gt "$restarts_before" ]; }
+check "watchdog killed the hung daemon (Watchdog timeout in the journal, within 20 s)" wait_for 20 watchdog_fired
+check "systemd restarted it (NRestarts > $restarts_before, within 10 s)" wait_for 10 restarted
+echo "NRestarts=$(show viper-settingsd NRestarts) Result=$(show viper-settingsd Result)"
+ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | grep -i 'watchdog' | tail -3 || true
+rm -f "/proc/$PID/root$DROPIN"
+ctr systemctl daemon-reload
+ctr systemctl restart viper-settingsd || true
+check "active again without the drop-in" wait_for 10 state_is active
+
+# --- 6. stop and security ---------------------------------------------------------------------------------------
+check "systemctl stop viper-settingsd" ctr systemctl stop viper-settingsd
+check "inactive after stop" state_is inactive
+security=$(ctr systemd-analyze security --no-pager viper-settingsd 2>&1 || true)
+echo "== systemd-analyze security viper-settingsd"
+echo "$security"
+score=$(sed -n 's/.*Overall exposure level for viper-settingsd.service: \([0-9.]*\).*/\1/p' <<<"$security")
+echo "exposure score: ${score:-unknown}"
+check "security exposure score ${score:-?} <= 2.0" python3 -c 'import sys; sys.exit(0 if sys.argv[1] and float(sys.argv[1]) <= 2.0 else 1)' "${score:-}"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
