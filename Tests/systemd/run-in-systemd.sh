@@ -242,7 +242,7 @@ print("AFTER", json.dumps(call("io.viper.settings.Get", {"key": "network.proxy.m
 PY
 CTR_TIMEOUT=45 ctr python3 /tmp/held-client.py >"$WORK/held.out" 2>&1 &
 held=$!
-wait_for 10 grep -q '^BEFORE' "$WORK/held.out" || true
+wait_for 10 grep -qs '^BEFORE' "$WORK/held.out" || true
 main_pid_before=$(show viper-settingsd MainPID)
 check "systemctl reload viper-settingsd" ctr systemctl reload viper-settingsd
 check "active after reload" state_is active
@@ -283,7 +283,7 @@ restarted() { [ "$(show viper-settingsd NRestarts)" -gt "$restarts_before" ]; }
 check "watchdog killed the hung daemon (Watchdog timeout in the journal, within 20 s)" wait_for 20 watchdog_fired
 check "systemd restarted it (NRestarts > $restarts_before, within 10 s)" wait_for 10 restarted
 echo "NRestarts=$(show viper-settingsd NRestarts) Result=$(show viper-settingsd Result)"
-ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | grep -i 'watchdog' | tail -3 || true
+ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | tail -15 || true
 rm -f "/proc/$PID/root$DROPIN"
 ctr systemctl daemon-reload
 ctr systemctl restart viper-settingsd || true
