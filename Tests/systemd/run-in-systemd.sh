@@ -277,13 +277,15 @@ mkdir -p "/proc/$PID/root$(dirname "$DROPIN")"
 printf '[Service]\nEnvironment=VIPER_SETTINGSD_DEBUG_HANG_WATCHDOG_AFTER=1\nWatchdogSec=2s\n' >"/proc/$PID/root$DROPIN"
 ctr systemctl daemon-reload
 restarts_before=$(show viper-settingsd NRestarts)
+watchdog_started=$SECONDS
 check "restart with the watchdog drop-in" ctr systemctl restart viper-settingsd
 watchdog_fired() { ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | grep -qi 'watchdog timeout'; }
 restarted() { [ "$(show viper-settingsd NRestarts)" -gt "$restarts_before" ]; }
 check "watchdog killed the hung daemon (Watchdog timeout in the journal, within 20 s)" wait_for 20 watchdog_fired
-check "systemd restarted it (NRestarts > $restarts_before, within 10 s)" wait_for 10 restarted
-echo "NRestarts=$(show viper-settingsd NRestarts) Result=$(show viper-settingsd Result)"
-ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | tail -15 || true
+check "systemd restarted it (NRestarts > $restarts_before, within 30 s)" wait_for 30 restarted
+echo "NRestarts=$(show viper-settingsd NRestarts) about $((SECONDS - watchdog_started)) s after the restart with the hang"
+# SIGABRT (WatchdogSignal=) lands in the Swift runtime's crash handler; how long the kill took shows here.
+ctr journalctl -u viper-settingsd --no-pager 2>/dev/null | grep -E 'Watchdog timeout|SIGABRT|SIGKILL|Backtrac|failed \*\*\*|result|Scheduled restart' | tail -8 || true
 rm -f "/proc/$PID/root$DROPIN"
 ctr systemctl daemon-reload
 ctr systemctl restart viper-settingsd || true
