@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The View's contract: JSON values, ViewModels and error codes shared by the daemon and settingsctl.
@@ -62,6 +63,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Remote sync: an HTTP(S) document or an etcd cluster (its JSON gateway), behind RemoteSource.
+        .target(
+            name: "ViperSync",
+            dependencies: [
+                "ViperSettings",
+                "SettingsAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) through pkg-config.
         .systemLibrary(
             name: "CSystemd",
@@ -87,7 +101,9 @@ let package = Package(
                 "ViperStorage",
                 "ViperIPC",
                 "ViperSystemd",
+                "ViperSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -135,6 +151,18 @@ let package = Package(
                 "ViperSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ViperSyncTests",
+            dependencies: [
+                "ViperSync",
+                "ViperSettings",
+                "SettingsAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

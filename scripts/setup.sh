@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(socat python3-venv pkg-config libsystemd-dev)
+packages=(socat python3-venv pkg-config libsystemd-dev nginx-light etcd-server etcd-client)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dconf-service dbus)
 fi
@@ -17,7 +17,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     echo "setup: installing ${missing[*]}"
     $sudo apt-get update -qq
+    # Servers the tests start themselves (nginx, etcd) must not be started by their packages.
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+        $sudo chmod +x "$policy"
+    fi
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    [ -z "$policy" ] || $sudo rm -f "$policy"
 fi
 
 # The Python reference Varlink client and pytest, for the interoperability tests.

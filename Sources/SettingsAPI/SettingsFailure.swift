@@ -9,6 +9,7 @@ public enum SettingsFailure: Error, Sendable, Hashable, CustomStringConvertible 
     case keyLocked(key: String, source: String)
     case permissionDenied(module: String, uid: Int64, reason: String)
     case storageFailure(module: String, reason: String)
+    case syncUnavailable(reason: String)
 
     /// The interface that declares these errors.
     public static let interface = "io.viper.settings"
@@ -22,6 +23,7 @@ public enum SettingsFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .keyLocked: "io.viper.settings.KeyLocked"
         case .permissionDenied: "io.viper.settings.PermissionDenied"
         case .storageFailure: "io.viper.settings.StorageFailure"
+        case .syncUnavailable: "io.viper.settings.SyncUnavailable"
         }
     }
 
@@ -36,6 +38,7 @@ public enum SettingsFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .permissionDenied(let module, let uid, let reason):
             ["module": .string(module), "uid": .int(uid), "reason": .string(reason)]
         case .storageFailure(let module, let reason): ["module": .string(module), "reason": .string(reason)]
+        case .syncUnavailable(let reason): ["reason": .string(reason)]
         }
     }
 
@@ -55,6 +58,7 @@ public enum SettingsFailure: Error, Sendable, Hashable, CustomStringConvertible 
                 reason: text("reason")
             )
         case "io.viper.settings.StorageFailure": self = .storageFailure(module: text("module"), reason: text("reason"))
+        case "io.viper.settings.SyncUnavailable": self = .syncUnavailable(reason: text("reason"))
         default: return nil
         }
     }
@@ -69,6 +73,7 @@ public enum SettingsFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .permissionDenied(let module, let uid, let reason):
             "permission denied: uid \(uid) may not change module '\(module)': \(reason)"
         case .storageFailure(let module, let reason): "could not store the change to module '\(module)': \(reason)"
+        case .syncUnavailable(let reason): "remote sync is not available: \(reason)"
         }
     }
 
@@ -79,7 +84,7 @@ public enum SettingsFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidValue: .invalidValue
         case .keyLocked: .locked
         case .permissionDenied: .permissionDenied
-        case .storageFailure: .failure
+        case .storageFailure, .syncUnavailable: .failure
         }
     }
 }

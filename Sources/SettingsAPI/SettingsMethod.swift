@@ -6,6 +6,8 @@ public enum SettingsMethod: String, Sendable, CaseIterable {
     case set = "Set"
     case reset = "Reset"
     case explain = "Explain"
+    case status = "Status"
+    case sync = "Sync"
 
     /// The fully qualified name, e.g. `io.viper.settings.Get`.
     public var qualifiedName: String { "\(SettingsFailure.interface).\(self.rawValue)" }

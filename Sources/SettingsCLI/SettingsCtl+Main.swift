@@ -15,8 +15,8 @@ extension SettingsCtl {
     public static func main(_ arguments: [String]?) {
         do {
             let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
-            if var command = FastPathParser.command(arguments) {
-                try command.run()
+            if let invocation = FastPathParser.invocation(arguments) {
+                try invocation.run()
             } else {
                 var command = try Self.parseAsRoot(arguments)
                 try command.run()

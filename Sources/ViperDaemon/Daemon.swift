@@ -47,15 +47,39 @@ public struct Daemon: Sendable {
             threadPool: NIOThreadPool.singleton,
             logger: logger
         )
-        let builder = SettingsModuleBuilder(repository: repository, accounts: SystemAccountDirectory(), logger: logger)
-        let router = SettingsRouter(presenters: catalog.current.map(builder.build(schema:)))
+        let recorder = SyncStatusRecorder(source: self.configuration.remote)
+        let remote = try RemoteSourceFactory.make(configuration: self.configuration, logger: logger)
+        let source = remote?.source
+        let syncInteractor = RemoteSyncInteractor(
+            schemas: { catalog.current },
+            repository: repository,
+            status: recorder,
+            logger: logger
+        )
+        let builder = SettingsModuleBuilder(
+            repository: repository,
+            accounts: SystemAccountDirectory(),
+            logger: logger,
+            remoteRevision: { recorder.snapshot.revision }
+        )
+        let router = SettingsRouter(
+            presenters: catalog.current.map(builder.build(schema:)),
+            sync: SyncPresenter(
+                recorder: recorder,
+                source: source,
+                interactor: syncInteractor,
+                schemas: { catalog.current },
+                version: ViperSettingsVersion.current,
+                now: { WallClock.now() }
+            )
+        )
         let server = VarlinkServer(
             configuration: self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
-        let status: @Sendable () -> String = { Self.status(of: catalog.current) }
+        let status: @Sendable () -> String = { Self.status(of: catalog.current, sync: recorder.snapshot) }
         let started = self.configuration
         let reload = self.reloadConfiguration
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -103,6 +127,9 @@ public struct Daemon: Sendable {
                 at: 0
             )
         }
+        if let source {
+            services.append(.init(service: SyncService(source: source, interactor: syncInteractor, recorder: recorder)))
+        }
         services.append(
             .init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger))
         )
@@ -121,6 +148,7 @@ public struct Daemon: Sendable {
             )
         )
         try await group.run()
+        await remote?.shutdown()
         await repository.close()
         logger.info("stopped")
     }
@@ -143,8 +171,9 @@ public struct Daemon: Sendable {
     }
 
     /// The one-line `STATUS=` text.
-    static func status(of schemas: [ModuleSchema]) -> String {
+    static func status(of schemas: [ModuleSchema], sync: SyncStatusRecorder.Snapshot) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
-        return "serving \(schemas.count) modules, \(keys) keys; remote sync off"
+        let remote = sync.state == "off" ? "remote sync off" : "remote sync \(sync.state) from \(sync.source)"
+        return "serving \(schemas.count) modules, \(keys) keys; \(remote)"
     }
 }

@@ -43,6 +43,15 @@ public struct DaemonCommand: AsyncParsableCommand {
     )
     var logLevel: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Sync from a remote source: https://host/path.json, http://…, or etcd://host:port[,host:port…]/PREFIX; off disables it.",
+            valueName: "url"
+        )
+    )
+    var remote: String?
+
     public init() {}
 
     public func run() async throws {
@@ -82,7 +91,8 @@ public struct DaemonCommand: AsyncParsableCommand {
             socket: self.socket,
             stateDirectory: self.stateDirectory,
             modulesDirectory: self.modulesDirectory,
-            logLevel: self.logLevel
+            logLevel: self.logLevel,
+            remote: self.remote
         )
     }
 }

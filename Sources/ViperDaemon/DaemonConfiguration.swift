@@ -14,6 +14,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumMessageSize: Int
     /// How many connections one uid may hold at once.
     public var maximumConnectionsPerUID: Int
+    /// The remote source (`https://…`, `http://…` or `etcd://host:port[,…]/PREFIX`); `nil`: sync is off.
+    public var remote: String?
+    /// How often an HTTP(S) remote is polled.
+    public var remotePollInterval: Duration = .seconds(60)
+    /// A file holding a bearer token for an HTTP(S) remote (works with systemd's LoadCredential=).
+    public var remoteTokenFile: String?
+    /// A file of CA certificates (PEM) to trust for an HTTPS remote.
+    public var remoteCAFile: String?
 
     public init(
         modulesDirectory: String,

@@ -9,6 +9,7 @@ struct DaemonFlags: Sendable {
     var stateDirectory: String?
     var modulesDirectory: String?
     var logLevel: String?
+    var remote: String?
 
     /// Combines flags, the configuration file, the environment and the defaults; flags win.
     func resolve(environment: [String: String], uid: uid_t) throws -> DaemonConfiguration {
@@ -49,6 +50,17 @@ struct DaemonFlags: Sendable {
             }
             configuration.maximumConnectionsPerUID = value
         }
+        if let remote = self.remote ?? file?.values["remote"], !remote.isEmpty, remote != "off" {
+            configuration.remote = remote
+        }
+        if let text = file?.values["remote-poll-interval"] {
+            guard let seconds = Double(text), seconds >= 1 else {
+                throw ConfigurationError("\(file!.path): remote-poll-interval must be a number of seconds >= 1")
+            }
+            configuration.remotePollInterval = .milliseconds(Int64(seconds * 1000))
+        }
+        configuration.remoteTokenFile = file?.pathValue("remote-token-file")
+        configuration.remoteCAFile = file?.pathValue("remote-ca-file")
         return configuration
     }
 

@@ -50,6 +50,10 @@ public struct RepositoryConformance: Sendable {
         try await self.checkValuesRoundTrip()
         try await self.checkStateSurvivesReopen()
         try await self.checkStateSurvivesCompaction()
+        try await self.checkRemoteUpdateReplacesLayers()
+        try await self.checkNilRemoteDecisionChangesNothing()
+        try await self.checkLocalAndRemoteUpdatesInterleave()
+        try await self.checkRevisionSurvivesReopenWhicheverKindIsLatest()
     }
 
     /// A module nothing was stored for is ``ModuleState/empty``, and `decide` sees it so.

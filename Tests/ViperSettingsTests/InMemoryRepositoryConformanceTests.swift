@@ -27,4 +27,16 @@ struct InMemoryRepositoryConformanceTests {
 
     @Test("every kind of value reads back equal")
     func valuesRoundTrip() async throws { try await self.suite.checkValuesRoundTrip() }
+
+    @Test("a remote update replaces the remote layers and the revision")
+    func remoteUpdateReplaces() async throws { try await self.suite.checkRemoteUpdateReplacesLayers() }
+
+    @Test("a nil or throwing remote decision changes nothing")
+    func nilRemoteDecision() async throws { try await self.suite.checkNilRemoteDecisionChangesNothing() }
+
+    @Test("local and remote updates interleave atomically")
+    func localAndRemoteInterleave() async throws { try await self.suite.checkLocalAndRemoteUpdatesInterleave() }
+
+    @Test("the whole suite passes in one run")
+    func wholeSuite() async throws { try await self.suite.run() }
 }

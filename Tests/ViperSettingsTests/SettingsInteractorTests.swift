@@ -71,7 +71,10 @@ struct SettingsInteractorTests {
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         await #expect(
-            throws: SettingsFailure.keyLocked(key: "network.proxy.mode", source: "fleet policy (mandatory layer)")
+            throws: SettingsFailure.keyLocked(
+                key: "network.proxy.mode",
+                source: "fleet policy (mandatory layer of the remote source)"
+            )
         ) {
             try await interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.root)
         }

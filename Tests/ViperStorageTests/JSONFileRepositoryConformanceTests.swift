@@ -59,6 +59,26 @@ struct JSONFileRepositoryConformanceTests {
         try await self.suite(closeBeforeReopening: false).checkStateSurvivesCompaction()
     }
 
+    @Test("a remote update replaces the remote layers and the revision")
+    func remoteUpdateReplaces() async throws { try await self.suite().checkRemoteUpdateReplacesLayers() }
+
+    @Test("a nil or throwing remote decision changes nothing")
+    func nilRemoteDecision() async throws { try await self.suite().checkNilRemoteDecisionChangesNothing() }
+
+    @Test("local and remote updates interleave atomically and survive reopening")
+    func localAndRemoteInterleave() async throws { try await self.suite().checkLocalAndRemoteUpdatesInterleave() }
+
+    @Test("local and remote updates survive reopening without close")
+    func localAndRemoteWithoutClose() async throws {
+        try await self.suite(closeBeforeReopening: false).checkLocalAndRemoteUpdatesInterleave()
+    }
+
+    @Test("the revision after reopening is the latest, local or remote")
+    func revisionAfterReopen() async throws {
+        try await self.suite().checkRevisionSurvivesReopenWhicheverKindIsLatest()
+        try await self.suite(closeBeforeReopening: false).checkRevisionSurvivesReopenWhicheverKindIsLatest()
+    }
+
     @Test("the whole suite passes in one run")
     func wholeSuite() async throws { try await self.suite().run() }
 }

@@ -40,20 +40,31 @@ public struct ExplainViewModel: Sendable, Hashable {
     public var layers: [LayerValueViewModel]
     public var winner: LayerName
     public var revision: Int64
+    /// The revision of the remote source in force, when remote sync is on.
+    public var remoteRevision: String?
 
-    public init(item: ItemViewModel, layers: [LayerValueViewModel], winner: LayerName, revision: Int64) {
+    public init(
+        item: ItemViewModel,
+        layers: [LayerValueViewModel],
+        winner: LayerName,
+        revision: Int64,
+        remoteRevision: String? = nil
+    ) {
         self.item = item
         self.layers = layers
         self.winner = winner
         self.revision = revision
+        self.remoteRevision = remoteRevision
     }
 
     /// The wire form.
     public var json: JSONValue {
-        [
+        var object: [String: JSONValue] = [
             "item": self.item.json, "layers": .array(self.layers.map(\.json)), "winner": .string(self.winner.rawValue),
             "revision": .int(self.revision),
         ]
+        if let remoteRevision = self.remoteRevision { object["remoteRevision"] = .string(remoteRevision) }
+        return .object(object)
     }
 
     /// Reads the wire form.
@@ -64,5 +75,6 @@ public struct ExplainViewModel: Sendable, Hashable {
         }
         self.winner = try LayerName(json: try json.required("winner"), field: "winner")
         self.revision = try json.int("revision")
+        self.remoteRevision = try json.optionalString("remoteRevision")
     }
 }

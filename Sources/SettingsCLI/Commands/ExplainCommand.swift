@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// `settingsctl explain KEY`: every layer of a key and the one that wins.
 package struct ExplainCommand: SettingsCommand {
@@ -24,9 +23,8 @@ package struct ExplainCommand: SettingsCommand {
 
     package init() {}
 
-    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
-        let parameters: JSONValue = ["key": .string(self.key)]
-        let model = try self.request(client, .explain, parameters, as: ExplainViewModel.init(json:))
-        return self.present(json: model.json) { ExplainRenderer.render(model, style: style) }
+    /// What the command does.
+    package var action: CommandAction {
+        .explain(key: self.key)
     }
 }

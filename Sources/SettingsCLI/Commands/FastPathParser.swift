@@ -6,8 +6,74 @@
 /// Anything else (help, `--version`, `--`, an unknown option, a wrong count) returns `nil`, and ArgumentParser
 /// parses the line as usual, with its messages. A test checks that both parsers agree on what this one accepts.
 package enum FastPathParser {
+    /// A command line this parser read: the action and the global options.
+    package struct Invocation: Sendable, Hashable {
+        /// The call to make and how to render its reply.
+        package var action: CommandAction
+        /// `--json`.
+        package var json: Bool
+        /// `--socket PATH`.
+        package var socket: String?
+
+        /// Makes the call on the socket the options and the environment name, and prints the result.
+        package func run() throws(CLIFailure) {
+            let client = VarlinkClient(location: SocketLocator.live.locate(option: self.socket))
+            print(try self.action.output(using: client, style: .standardOutput, json: self.json))
+        }
+    }
+
     /// The command `arguments` (without the program name) stand for, or `nil` to leave them to ArgumentParser.
     package static func command(_ arguments: [String]) -> (any SettingsCommand)? {
+        guard let invocation = Self.invocation(arguments) else { return nil }
+        var global = GlobalOptions()
+        global.json = invocation.json
+        global.socket = invocation.socket
+        switch invocation.action {
+        case .modules:
+            var command = ModulesCommand()
+            command.global = global
+            return command
+        case .show(let module):
+            var command = ShowCommand()
+            command.global = global
+            command.module = module
+            return command
+        case .get(let key):
+            var command = GetCommand()
+            command.global = global
+            command.key = key
+            return command
+        case .set(let key, let value):
+            var command = SetCommand()
+            command.global = global
+            command.key = key
+            command.value = value
+            return command
+        case .reset(let target):
+            var command = ResetCommand()
+            command.global = global
+            command.target = target
+            return command
+        case .explain(let key):
+            var command = ExplainCommand()
+            command.global = global
+            command.key = key
+            return command
+        case .status:
+            var command = StatusCommand()
+            command.global = global
+            return command
+        case .sync:
+            var command = SyncCommand()
+            command.global = global
+            return command
+        }
+    }
+
+    /// What `arguments` (without the program name) ask for, or `nil` to leave them to ArgumentParser.
+    ///
+    /// It builds no ArgumentParser type, so that running it costs only the parsing.
+    package static func invocation(_ arguments: [String]) -> Invocation? {
         var json = false
         var socket: String?
         var positionals: [String] = []
@@ -32,47 +98,23 @@ package enum FastPathParser {
             }
         }
         if let path = socket, path.isEmpty || path.hasPrefix("-") { return nil }
-        guard let name = positionals.first else { return nil }
-        var global = GlobalOptions()
-        global.json = json
-        global.socket = socket
-        return Self.command(name, Array(positionals.dropFirst()), global)
+        guard let name = positionals.first,
+            let action = Self.action(name, Array(positionals.dropFirst()))
+        else { return nil }
+        return Invocation(action: action, json: json, socket: socket)
     }
 
-    private static func command(_ name: String, _ values: [String], _ global: GlobalOptions) -> (any SettingsCommand)? {
+    private static func action(_ name: String, _ values: [String]) -> CommandAction? {
         switch (name, values.count) {
-        case ("modules", 0):
-            var command = ModulesCommand()
-            command.global = global
-            return command
-        case ("show", 1):
-            var command = ShowCommand()
-            command.global = global
-            command.module = values[0]
-            return command
-        case ("get", 1):
-            var command = GetCommand()
-            command.global = global
-            command.key = values[0]
-            return command
-        case ("set", 2):
-            var command = SetCommand()
-            command.global = global
-            command.key = values[0]
-            command.value = values[1]
-            return command
-        case ("reset", 1):
-            var command = ResetCommand()
-            command.global = global
-            command.target = values[0]
-            return command
-        case ("explain", 1):
-            var command = ExplainCommand()
-            command.global = global
-            command.key = values[0]
-            return command
-        default:
-            return nil
+        case ("modules", 0): .modules
+        case ("show", 1): .show(module: values[0])
+        case ("get", 1): .get(key: values[0])
+        case ("set", 2): .set(key: values[0], value: values[1])
+        case ("reset", 1): .reset(target: values[0])
+        case ("explain", 1): .explain(key: values[0])
+        case ("status", 0): .status
+        case ("sync", 0): .sync
+        default: nil
         }
     }
 }

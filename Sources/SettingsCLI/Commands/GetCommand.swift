@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// `settingsctl get KEY`: the effective value of a key, alone on its line.
 package struct GetCommand: SettingsCommand {
@@ -24,9 +23,8 @@ package struct GetCommand: SettingsCommand {
 
     package init() {}
 
-    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
-        let parameters: JSONValue = ["key": .string(self.key)]
-        let model = try self.request(client, .get, parameters, as: ValueViewModel.init(json:))
-        return self.present(json: model.json) { ValueRenderer.render(model) }
+    /// What the command does.
+    package var action: CommandAction {
+        .get(key: self.key)
     }
 }

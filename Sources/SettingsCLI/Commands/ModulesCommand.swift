@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// `settingsctl modules`: the modules the daemon serves.
 package struct ModulesCommand: SettingsCommand {
@@ -20,8 +19,8 @@ package struct ModulesCommand: SettingsCommand {
 
     package init() {}
 
-    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
-        let model = try self.request(client, .listModules, [:], as: ModuleListViewModel.init(json:))
-        return self.present(json: model.json) { ModuleListRenderer.render(model, style: style) }
+    /// What the command does.
+    package var action: CommandAction {
+        .modules
     }
 }

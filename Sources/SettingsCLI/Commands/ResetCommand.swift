@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// `settingsctl reset KEY|MODULE`: removes local values so the recommended or default value applies again.
 package struct ResetCommand: SettingsCommand {
@@ -23,11 +22,8 @@ package struct ResetCommand: SettingsCommand {
 
     package init() {}
 
-    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
-        let parameters: JSONValue = ["key": .string(self.target)]
-        let model = try self.request(client, .reset, parameters, as: ResetResultViewModel.init(json:))
-        return self.present(json: model.json) {
-            ResetResultRenderer.render(model, target: self.target, style: style)
-        }
+    /// What the command does.
+    package var action: CommandAction {
+        .reset(target: self.target)
     }
 }

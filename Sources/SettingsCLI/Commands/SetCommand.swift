@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// `settingsctl set KEY VALUE`: sets a key on this host; the daemon reads the text by the key's type.
 package struct SetCommand: SettingsCommand {
@@ -29,9 +28,8 @@ package struct SetCommand: SettingsCommand {
 
     package init() {}
 
-    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
-        let parameters: JSONValue = ["key": .string(self.key), "text": .string(self.value)]
-        let model = try self.request(client, .set, parameters, as: SetResultViewModel.init(json:))
-        return self.present(json: model.json) { SetResultRenderer.render(model, style: style) }
+    /// What the command does.
+    package var action: CommandAction {
+        .set(key: self.key, value: self.value)
     }
 }

@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// A subcommand that makes one call and renders its reply: it never computes settings itself.
 ///
@@ -8,6 +7,9 @@ import SettingsAPI
 package protocol SettingsCommand: ParsableCommand {
     /// The global options, declared in each command with `@OptionGroup`.
     var global: GlobalOptions { get }
+
+    /// The call the command makes and how its reply is rendered.
+    var action: CommandAction { get }
 
     /// Calls the daemon through `client` and returns what to print: JSON with `--json`, text otherwise.
     func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String
@@ -18,23 +20,7 @@ extension SettingsCommand {
         print(try self.output(using: self.global.client(), style: .standardOutput))
     }
 
-    /// Calls `method` and reads its reply as a ViewModel with `decode`.
-    func request<Model>(
-        _ client: VarlinkClient,
-        _ method: SettingsMethod,
-        _ parameters: JSONValue,
-        as decode: (JSONValue) throws(JSONDecodingError) -> Model
-    ) throws(CLIFailure) -> Model {
-        let reply = try client.call(method, parameters)
-        do {
-            return try decode(reply)
-        } catch {
-            throw CLIFailure(.failure, "unexpected reply of the settings daemon to \(method.rawValue): \(error)")
-        }
-    }
-
-    /// The JSON of a ViewModel with `--json`, else the text `render` makes.
-    func present(json: JSONValue, _ render: () -> String) -> String {
-        self.global.json ? json.prettyPrinted() : render()
+    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
+        try self.action.output(using: client, style: style, json: self.global.json)
     }
 }

@@ -1,5 +1,4 @@
 package import ArgumentParser
-import SettingsAPI
 
 /// `settingsctl show MODULE`: a module's sections and items with their effective values.
 package struct ShowCommand: SettingsCommand {
@@ -24,9 +23,8 @@ package struct ShowCommand: SettingsCommand {
 
     package init() {}
 
-    package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {
-        let parameters: JSONValue = ["module": .string(self.module)]
-        let model = try self.request(client, .showModule, parameters, as: ModuleViewModel.init(json:))
-        return self.present(json: model.json) { ModuleRenderer.render(model, style: style) }
+    /// What the command does.
+    package var action: CommandAction {
+        .show(module: self.module)
     }
 }

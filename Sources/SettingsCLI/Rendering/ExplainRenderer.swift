@@ -50,6 +50,7 @@ package enum ExplainRenderer {
             ]
         }
         lines += table.render(rows)
+        if let remote = model.remoteRevision { lines.append(style.faint("remote revision in force: \(remote)")) }
         lines.append("")
         lines.append(
             style.faint("\(Self.winnerMarker) wins: \(item.key) is \(item.display) (\(model.winner.rawValue))")

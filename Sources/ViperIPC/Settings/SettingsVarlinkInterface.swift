@@ -42,6 +42,8 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         }
         switch known {
         case .listModules: return .listModules
+        case .status: return .status
+        case .sync: return .sync
         case .showModule: return .showModule(try string("module"))
         case .get: return .get(key: try string("key"))
         case .explain: return .explain(key: try string("key"))

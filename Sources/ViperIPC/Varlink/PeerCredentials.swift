@@ -23,15 +23,18 @@ public struct PeerCredentials: Sendable, Hashable {
 
 extension PeerCredentials {
     /// Reads the credentials of the peer of a connected Unix domain socket channel.
-    static func read(from channel: any Channel) async throws -> PeerCredentials {
+    ///
+    /// Called on the channel's event loop (as the server does, in its child channel initializer), the future
+    /// is complete on return: no thread hop.
+    static func read(from channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
-            throw VarlinkServerError.peerCredentialsUnavailable
+            return channel.eventLoop.makeFailedFuture(VarlinkServerError.peerCredentialsUnavailable)
         }
-        let raw: RawPeerCredentials = try await provider.unsafeGetSocketOption(
+        let raw: EventLoopFuture<RawPeerCredentials> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET),
             name: SocketOptionName(SO_PEERCRED)
-        ).get()
-        return PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
+        )
+        return raw.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
     }
 }
 

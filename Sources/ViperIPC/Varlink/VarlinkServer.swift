@@ -70,7 +70,7 @@ public final class VarlinkServer: Service, Sendable {
         try self.readiness.start()
         defer { self.readiness.markStopped() }
         var socketFile: VarlinkSocketFile?
-        let listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             (listener, socketFile) = try await self.listen()
         } catch {
@@ -97,9 +97,7 @@ public final class VarlinkServer: Service, Sendable {
     }
 
     /// Binds the endpoint; returns the listening channel and, for a path, the socket file to remove at the end.
-    private func listen() async throws -> (
-        NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, VarlinkSocketFile?
-    ) {
+    private func listen() async throws -> (NIOAsyncChannel<AcceptedConnection, Never>, VarlinkSocketFile?) {
         guard let bootstrap = ServerBootstrap(validatingGroup: self.eventLoopGroup) else {
             throw VarlinkServerError.unsupportedEventLoopGroup
         }
@@ -108,15 +106,21 @@ public final class VarlinkServer: Service, Sendable {
             bootstrap
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = {
-            channel in
-            channel.eventLoop.makeCompletedFuture {
-                let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
-                try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
-                // Closed and finished on deinit: a connection NIO accepts while the listener closes is dropped
-                // without ever reaching the accept loop, and must not trip NIOAsyncWriter's precondition.
-                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>.finishingOnDeinit(wrapping: channel)
-            }
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+            // The peer's credentials are read here, on the channel's event loop, where that needs no thread hop
+            // (from the connection's task it costs two thread switches, a large share of a short call).
+            PeerCredentials.read(from: channel)
+                .map { Result<PeerCredentials, any Error>.success($0) }
+                .recover { .failure($0) }
+                .flatMapThrowing { peer in
+                    let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                    // Closed and finished on deinit: a connection NIO accepts while the listener closes is
+                    // dropped without ever reaching the accept loop, and must not trip NIOAsyncWriter's
+                    // precondition.
+                    let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>.finishingOnDeinit(wrapping: channel)
+                    return AcceptedConnection(channel: wrapped, peer: peer)
+                }
         }
         switch self.configuration.endpoint {
         case .path(let path):
@@ -140,7 +144,7 @@ public final class VarlinkServer: Service, Sendable {
     }
 
     /// Accepts connections until the listener closes, then waits for the connections to end.
-    private func serve(_ listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) async {
+    private func serve(_ listener: NIOAsyncChannel<AcceptedConnection, Never>) async {
         await withDiscardingTaskGroup { group in
             do {
                 try await listener.executeThenClose { connections in
@@ -159,10 +163,11 @@ public final class VarlinkServer: Service, Sendable {
     }
 
     /// Checks the limits for a new connection, then serves it.
-    private func serveConnection(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    private func serveConnection(_ accepted: AcceptedConnection) async {
+        let channel = accepted.channel
         let peer: PeerCredentials
         do {
-            peer = try await PeerCredentials.read(from: channel.channel)
+            peer = try accepted.peer.get()
         } catch {
             // Usually a client that connected and left at once (a readiness probe); nothing to serve.
             self.logger.debug("Closing Varlink connection without peer credentials", metadata: ["error": "\(error)"])
@@ -204,4 +209,12 @@ public final class VarlinkServer: Service, Sendable {
     private static func close(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         try? await channel.executeThenClose { _, _ in }
     }
+}
+
+/// A connection as the server accepts it: the channel and its peer's credentials, read on the event loop.
+struct AcceptedConnection: Sendable {
+    /// The connection, with NUL-separated messages as inbound elements and encoded replies as outbound ones.
+    var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    /// Who is connected, or why that could not be read.
+    var peer: Result<PeerCredentials, any Error>
 }

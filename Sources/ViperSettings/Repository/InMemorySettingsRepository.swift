@@ -25,4 +25,17 @@ public final class InMemorySettingsRepository: SettingsRepository {
             return (before, after)
         }
     }
+
+    public func updateRemote(
+        module: String,
+        _ decide: @Sendable (ModuleState) throws -> RemoteChange?
+    ) async throws -> (before: ModuleState, after: ModuleState) {
+        try self.states.withLock { states in
+            let before = states[module] ?? .empty
+            guard let change = try decide(before) else { return (before, before) }
+            let after = change.applied(to: before)
+            states[module] = after
+            return (before, after)
+        }
+    }
 }

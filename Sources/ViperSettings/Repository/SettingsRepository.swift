@@ -16,4 +16,12 @@ public protocol SettingsRepository: Sendable {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> LocalChange?
     ) async throws -> (before: ModuleState, after: ModuleState)
+
+    /// Like ``update(module:_:)`` for the remote layers: replaces a module's recommended and mandatory values, as
+    /// `decide` computes them from the current state, durably (the remote layers are a cache that survives a
+    /// restart without network). `nil` writes nothing.
+    func updateRemote(
+        module: String,
+        _ decide: @Sendable (ModuleState) throws -> RemoteChange?
+    ) async throws -> (before: ModuleState, after: ModuleState)
 }

@@ -10,16 +10,20 @@ public enum SettingsRequest: Sendable, Hashable {
     /// Reset a key (`module.section.item`) or a whole module (`module`).
     case reset(target: String)
     case explain(key: String)
+    case status
+    case sync
 }
 
 /// Finds the module that owns a request and hands it to that module's Presenter; the only place that knows all
 /// modules. Its registry can be swapped at once on reload.
 public final class SettingsRouter: Sendable {
     private let presenters: Mutex<[String: any SettingsPresenterProtocol]>
+    private let sync: SyncPresenter?
 
-    /// Creates a router over the given modules.
-    public init(presenters: [any SettingsPresenterProtocol]) {
+    /// Creates a router over the given modules, and the status and sync requests when `sync` is given.
+    public init(presenters: [any SettingsPresenterProtocol], sync: SyncPresenter? = nil) {
         self.presenters = Mutex(Dictionary(presenters.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first }))
+        self.sync = sync
     }
 
     /// Replaces the registry, e.g. after the schemas were re-read; calls in flight finish on the old modules.
@@ -53,6 +57,22 @@ public final class SettingsRouter: Sendable {
             }
         case .explain(let key):
             await self.dispatch(key: key, caller: caller, view: view) { .explain(path: $0) }
+        case .status:
+            guard let sync = self.sync else {
+                await view.display(failure: .syncUnavailable(reason: "status is not served"))
+                return
+            }
+            await view.display(.status(sync.status()))
+        case .sync:
+            guard let sync = self.sync else {
+                await view.display(failure: .syncUnavailable(reason: "sync is not served"))
+                return
+            }
+            do {
+                await view.display(.sync(try await sync.syncNow()))
+            } catch {
+                await view.display(failure: error)
+            }
         }
     }
 

@@ -4,8 +4,10 @@ import Synchronization
 /// The files of a state directory and the durable operations on them; counts every sync it makes.
 ///
 /// Layout, flat so that people can read and back it up: `NAME.json` (snapshot), `NAME.journal` (one change per
-/// line since the snapshot), `.NAME.json.tmp` (a snapshot being written) and `NAME.json.corrupt-TIMESTAMP` /
-/// `NAME.journal.corrupt-TIMESTAMP` (files that did not parse, moved aside). Every function blocks.
+/// line since the snapshot), `NAME.remote.json` (the cached remote layers), `.NAME.json.tmp` /
+/// `.NAME.remote.json.tmp` (files being written) and `NAME.json.corrupt-TIMESTAMP` /
+/// `NAME.journal.corrupt-TIMESTAMP` / `NAME.remote.json.corrupt-TIMESTAMP` (files that did not parse, moved aside).
+/// Every function blocks.
 struct StateDirectory: Sendable {
     /// The directory.
     let path: String
@@ -24,6 +26,8 @@ struct StateDirectory: Sendable {
     func snapshotPath(_ module: String) -> String { "\(self.path)/\(module).json" }
     func journalPath(_ module: String) -> String { "\(self.path)/\(module).journal" }
     func temporaryPath(_ module: String) -> String { "\(self.path)/.\(module).json.tmp" }
+    func remotePath(_ module: String) -> String { "\(self.path)/\(module).remote.json" }
+    func remoteTemporaryPath(_ module: String) -> String { "\(self.path)/.\(module).remote.json.tmp" }
 
     /// Creates the directory when it is missing.
     func create() throws(StorageError) {
@@ -50,7 +54,13 @@ struct StateDirectory: Sendable {
 
     /// Replaces a module's snapshot atomically and durably: temporary file, write, fsync, rename, directory fsync.
     func writeSnapshot(_ bytes: [UInt8], module: String) throws(StorageError) {
-        let temporary = self.temporaryPath(module)
+        try self.replace(self.snapshotPath(module), with: bytes, temporary: self.temporaryPath(module))
+        try self.syncDirectory()
+    }
+
+    /// Replaces `file` atomically: writes `temporary` (in this directory), fsyncs it and renames it over `file`. The
+    /// caller syncs the directory to make the new name durable. The temporary file is removed on failure.
+    func replace(_ file: String, with bytes: [UInt8], temporary: String) throws(StorageError) {
         do throws(StorageError) {
             try self.create()
             let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -58,12 +68,11 @@ struct StateDirectory: Sendable {
             defer { FileOperations.close(descriptor) }
             try FileOperations.writeAll(descriptor, bytes, path: temporary)
             try self.sync(descriptor, path: temporary)
-            try FileOperations.rename(temporary, to: self.snapshotPath(module))
+            try FileOperations.rename(temporary, to: file)
         } catch {
             FileOperations.removeIfPresent(temporary)
             throw error
         }
-        try self.syncDirectory()
     }
 
     /// Renames a file that did not parse to `FILE.corrupt-TIMESTAMP` (with a `-2`, `-3`… suffix should that name be

@@ -1,8 +1,8 @@
 import Logging
 import ViperSettings
 
-/// Group commit: the first waiting caller leads a batch of every queued record, one append and one sync per journal,
-/// then hands the lead on. No background task.
+/// Group commit: the first waiting caller leads a batch of every queued record, one append and one sync per journal
+/// (and one replacement per remote file), then hands the lead on. No background task.
 extension JSONFileRepository {
     /// Queues a record and returns once it is durable, leading batches when it is this caller's turn.
     func commit(_ write: PendingWrite) async throws(StorageError) {
@@ -45,13 +45,15 @@ extension JSONFileRepository {
         for module in modules {
             let records = writes[module]!
             var bytes: [UInt8] = []
-            for record in records { bytes += record.line }
-            let journalRecords = self.entries[module]!.journalRecords + records.count
+            for record in records where record.remoteFile == nil { bytes += record.line }
+            let journalRecords = self.entries[module]!.journalRecords + records.count { $0.remoteFile == nil }
             appends.append(
                 JournalWriter.Append(
                     module: module,
                     descriptor: self.descriptors[module],
                     bytes: bytes,
+                    // Only the newest remote file of the batch is written: it replaces the others.
+                    remoteFile: records.last { $0.remoteFile != nil }?.remoteFile,
                     compactTo: journalRecords > self.compactAfterRecords ? records.last!.after : nil
                 )
             )
@@ -73,7 +75,7 @@ extension JSONFileRepository {
             }
             let entry = self.entries[outcome.module]!
             entry.durable = records.last!.after
-            entry.journalRecords += records.count
+            entry.journalRecords += records.count { $0.remoteFile == nil }
             for record in records { record.finish(.success(())) }
             self.apply(outcome.compaction, module: outcome.module)
         }

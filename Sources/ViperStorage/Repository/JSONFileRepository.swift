@@ -7,7 +7,12 @@ public import ViperSettings
 /// Files, flat and readable (see `StateDirectory`): `NAME.json` is the snapshot,
 /// `{"format": 1, "module": "network", "revision": 7, "local": {"proxy.port": 8080}}` pretty-printed, and
 /// `NAME.journal` holds one compact JSON line per change since it,
-/// `{"revision":8,"set":{"proxy.port":8080},"remove":["proxy.mode"]}`.
+/// `{"revision":8,"set":{"proxy.port":8080},"remove":["proxy.mode"]}`. `NAME.remote.json` caches the remote
+/// layers stored by ``updateRemote(module:_:)`` and the revision that set them (see `RemoteLayers`); it is replaced
+/// whole (temporary file, fsync, rename, directory fsync) in the same group commit as the journal records, so
+/// updates and remote updates of a module are serialized and share syncs. The module's revision after loading is the
+/// greater of the snapshot's and journal's and the remote file's: revisions never decrease, so it is the revision of
+/// the latest change, whichever kind it was.
 ///
 /// - **Loading** is lazy: a module's files are read on its first access and the state is cached; files that do not
 ///   parse are moved aside and repaired as ``ModuleLoader`` describes, never stopping the other modules.
@@ -94,13 +99,7 @@ public actor JSONFileRepository: SettingsRepository {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> LocalChange?
     ) async throws -> (before: ModuleState, after: ModuleState) {
-        let entry = try await self.entry(for: module)
-        if let failure = entry.failure {
-            throw StorageError(
-                "module '\(module)' refuses writes after a storage failure: \(failure.message)",
-                errno: failure.errno
-            )
-        }
+        let entry = try await self.writableEntry(for: module)
         let before = entry.state
         guard let change = try decide(before) else { return (before, before) }
         let after = change.applied(to: before)
@@ -140,6 +139,18 @@ public actor JSONFileRepository: SettingsRepository {
 
     // MARK: - Loading
 
+    /// The module's entry, as ``entry(for:)``; throws when the module refuses writes after a storage failure.
+    func writableEntry(for module: String) async throws(StorageError) -> ModuleEntry {
+        let entry = try await self.entry(for: module)
+        if let failure = entry.failure {
+            throw StorageError(
+                "module '\(module)' refuses writes after a storage failure: \(failure.message)",
+                errno: failure.errno
+            )
+        }
+        return entry
+    }
+
     /// The module's entry, loading its files on first access; concurrent first accesses share one load.
     private func entry(for module: String) async throws(StorageError) -> ModuleEntry {
         try Self.validate(module)
@@ -163,10 +174,15 @@ public actor JSONFileRepository: SettingsRepository {
         }
     }
 
-    /// Module names come from schemas; anything that could escape the directory or hide a file is refused.
+    /// Module names come from schemas; anything that could escape the directory or hide a file is refused, and so
+    /// is a name ending in `.remote`, whose snapshot would be another module's remote file.
     private static func validate(_ module: String) throws(StorageError) {
-        guard !module.isEmpty, !module.hasPrefix("."), !module.contains("/"), !module.utf8.contains(0) else {
-            throw StorageError("invalid module name '\(module)': it must not be empty, contain '/' or start with '.'")
+        guard !module.isEmpty, !module.hasPrefix("."), !module.contains("/"), !module.utf8.contains(0),
+            !module.hasSuffix(".remote")
+        else {
+            throw StorageError(
+                "invalid module name '\(module)': it must not be empty, contain '/', start with '.' or end in '.remote'"
+            )
         }
     }
 }

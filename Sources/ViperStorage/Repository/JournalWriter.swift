@@ -8,8 +8,10 @@ struct JournalWriter: Sendable {
         var module: String
         /// The open journal, or `nil` to open (and maybe create) it.
         var descriptor: Int32?
-        /// The lines, newlines included.
+        /// The lines, newlines included; when empty, the journal is neither opened nor synced.
         var bytes: [UInt8]
+        /// When set, the module's remote file is replaced with these bytes.
+        var remoteFile: [UInt8]?
         /// When set, the journal is compacted after the append: this state is written as the snapshot and the
         /// journal is emptied.
         var compactTo: ModuleState?
@@ -36,19 +38,25 @@ struct JournalWriter: Sendable {
 
     let directory: StateDirectory
 
-    /// Writes every append, then syncs each journal once, then the directory once if a journal was created.
+    /// Writes every append, then syncs each journal once, then replaces the remote files (temporary file, write,
+    /// fsync, rename), then syncs the directory once if a journal was created or a remote file renamed.
     func write(_ appends: [Append]) -> [Outcome] {
         var outcomes: [Outcome] = []
-        var created: [Int] = []
+        /// Appends that created a journal or renamed a remote file: the directory must be synced for them.
+        var newNames: [Int] = []
         for append in appends {
             let path = self.directory.journalPath(append.module)
             var outcome = Outcome(module: append.module, descriptor: append.descriptor)
+            if append.bytes.isEmpty {
+                outcomes.append(outcome)
+                continue
+            }
             do {
                 if outcome.descriptor == nil {
                     try self.directory.create()
                     let opened = try FileOperations.openForAppend(path)
                     outcome.descriptor = opened.descriptor
-                    if opened.created { created.append(outcomes.count) }
+                    if opened.created { newNames.append(outcomes.count) }
                 }
                 try FileOperations.writeAll(outcome.descriptor!, append.bytes, path: path)
             } catch {
@@ -56,7 +64,7 @@ struct JournalWriter: Sendable {
             }
             outcomes.append(outcome)
         }
-        for index in outcomes.indices where outcomes[index].error == nil {
+        for index in outcomes.indices where outcomes[index].error == nil && !appends[index].bytes.isEmpty {
             do {
                 try self.directory.dataSync(
                     outcomes[index].descriptor!,
@@ -66,11 +74,25 @@ struct JournalWriter: Sendable {
                 outcomes[index].error = error
             }
         }
-        if created.contains(where: { outcomes[$0].error == nil }) {
+        for index in outcomes.indices where outcomes[index].error == nil {
+            guard let bytes = appends[index].remoteFile else { continue }
+            let module = appends[index].module
+            do {
+                try self.directory.replace(
+                    self.directory.remotePath(module),
+                    with: bytes,
+                    temporary: self.directory.remoteTemporaryPath(module)
+                )
+                newNames.append(index)
+            } catch {
+                outcomes[index].error = error
+            }
+        }
+        if newNames.contains(where: { outcomes[$0].error == nil }) {
             do {
                 try self.directory.syncDirectory()
             } catch {
-                for index in created where outcomes[index].error == nil { outcomes[index].error = error }
+                for index in newNames where outcomes[index].error == nil { outcomes[index].error = error }
             }
         }
         for index in outcomes.indices {

@@ -18,6 +18,10 @@ struct LoadedModule: Sendable {
 /// - An unparsable line before the last: the records before it are kept, written as a fresh snapshot, and the
 ///   journal is moved aside to `NAME.journal.corrupt-TIMESTAMP`.
 /// - Stored values that are not valid setting values are skipped.
+/// - The remote file `NAME.remote.json` gives the recommended and mandatory layers; when it does not parse, has the
+///   wrong shape or names another module, it is moved aside to `NAME.remote.json.corrupt-TIMESTAMP` and the module
+///   starts without remote layers (the next remote update writes them anew). The module's revision is the greater of
+///   the remote file's and the one of the snapshot and journal: revisions never decrease, so it is the latest.
 ///
 /// Every journal record is replayed, whatever its revision: records are absolute sets and removals, so replaying
 /// records a snapshot already holds (after a crash between a compaction's rename and its truncation) gives the same
@@ -32,10 +36,50 @@ struct ModuleLoader: Sendable {
         var logger = self.logger
         logger[metadataKey: "module"] = "\(module)"
         FileOperations.removeIfPresent(self.directory.temporaryPath(module))
+        FileOperations.removeIfPresent(self.directory.remoteTemporaryPath(module))
         var loaded = LoadedModule(state: .empty, journalRecords: 0, failure: nil)
         try self.readSnapshot(module, into: &loaded, logger: logger)
         try self.replayJournal(module, into: &loaded, logger: logger)
+        try self.readRemote(module, into: &loaded, logger: logger)
         return loaded
+    }
+
+    /// Reads the remote layers, after the journal: the revision is the greater of the two.
+    private func readRemote(_ module: String, into loaded: inout LoadedModule, logger: Logger) throws(StorageError) {
+        let path = self.directory.remotePath(module)
+        guard let bytes = try FileOperations.readFile(path) else { return }
+        do {
+            let remote = try RemoteLayers(decoding: bytes, module: module)
+            loaded.state.recommended = remote.recommended
+            loaded.state.mandatory = remote.mandatory
+            loaded.state.revision = max(loaded.state.revision, remote.revision)
+            if !remote.skippedKeys.isEmpty {
+                logger.warning(
+                    "Skipped stored values that are not valid setting values in \(path): \(remote.skippedKeys)",
+                    metadata: ["file": "\(path)"]
+                )
+            }
+        } catch {
+            do {
+                let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
+                logger.error(
+                    """
+                    The remote file \(path) is corrupt (\(error.reason)); moved aside to \(aside), the module starts \
+                    without remote layers until the next remote update
+                    """,
+                    metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(error.reason)"]
+                )
+            } catch let failure {
+                logger.error(
+                    """
+                    The remote file \(path) is corrupt (\(error.reason)) and could not be moved aside: \(failure); \
+                    writes to the module are refused
+                    """,
+                    metadata: ["file": "\(path)", "reason": "\(error.reason)"]
+                )
+                loaded.failure = loaded.failure ?? failure
+            }
+        }
     }
 
     private func readSnapshot(_ module: String, into loaded: inout LoadedModule, logger: Logger) throws(StorageError) {

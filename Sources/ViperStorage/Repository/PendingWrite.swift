@@ -1,10 +1,12 @@
 import ViperSettings
 
-/// A journal record waiting for its batch to be durable. Confined to the repository actor.
+/// A journal record, or a remote file, waiting for its batch to be durable. Confined to the repository actor.
 final class PendingWrite {
     let module: String
-    /// The journal line, newline included.
+    /// The journal line, newline included; empty for a remote file.
     let line: [UInt8]
+    /// The whole `NAME.remote.json` to write, for a remote update; `nil` for a journal record.
+    let remoteFile: [UInt8]?
     /// The module's state once this record is applied.
     let after: ModuleState
     /// Set when the record's batch is done.
@@ -13,9 +15,19 @@ final class PendingWrite {
     private(set) var leads = false
     private var waiter: CheckedContinuation<Void, Never>?
 
+    /// A journal record.
     init(module: String, line: [UInt8], after: ModuleState) {
         self.module = module
         self.line = line
+        self.remoteFile = nil
+        self.after = after
+    }
+
+    /// A replacement of the module's remote file.
+    init(module: String, remoteFile: [UInt8], after: ModuleState) {
+        self.module = module
+        self.line = []
+        self.remoteFile = remoteFile
         self.after = after
     }
 

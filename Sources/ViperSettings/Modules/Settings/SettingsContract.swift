@@ -26,6 +26,8 @@ public enum SettingsViewModel: Sendable, Hashable {
     case set(SetResultViewModel)
     case reset(ResetResultViewModel)
     case explain(ExplainViewModel)
+    case status(StatusViewModel)
+    case sync(SyncResultViewModel)
 
     /// The wire form: the reply's parameters.
     public var json: JSONValue {
@@ -36,6 +38,8 @@ public enum SettingsViewModel: Sendable, Hashable {
         case .set(let model): model.json
         case .reset(let model): model.json
         case .explain(let model): model.json
+        case .status(let model): model.json
+        case .sync(let model): model.json
         }
     }
 }

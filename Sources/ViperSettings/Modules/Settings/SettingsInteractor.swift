@@ -53,7 +53,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let module = self.schema.name
         let (before, after) = try await self.update { state throws(SettingsFailure) in
             let current = ResolvedSetting(module: module, sectionID: sectionID, item: item, state: state)
-            if current.isLocked { throw .keyLocked(key: key.description, source: "fleet policy (mandatory layer)") }
+            if current.isLocked {
+                throw .keyLocked(key: key.description, source: "fleet policy (mandatory layer of the remote source)")
+            }
             guard state.local[key.path] != value else { return nil }
             var next = state
             next.local[key.path] = value

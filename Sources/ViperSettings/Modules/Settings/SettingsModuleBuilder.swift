@@ -5,12 +5,20 @@ public struct SettingsModuleBuilder: Sendable {
     private let repository: any SettingsRepository
     private let accounts: any AccountDirectory
     private let logger: Logger
+    private let remoteRevision: @Sendable () -> String?
 
-    /// Creates a builder that gives every module the same repository, account directory and logger.
-    public init(repository: any SettingsRepository, accounts: any AccountDirectory, logger: Logger) {
+    /// Creates a builder that gives every module the same repository, account directory, logger and view of the
+    /// remote revision in force.
+    public init(
+        repository: any SettingsRepository,
+        accounts: any AccountDirectory,
+        logger: Logger,
+        remoteRevision: @escaping @Sendable () -> String? = { nil }
+    ) {
         self.repository = repository
         self.accounts = accounts
         self.logger = logger
+        self.remoteRevision = remoteRevision
     }
 
     /// Builds the module described by `schema` and returns its Presenter.
@@ -21,6 +29,10 @@ public struct SettingsModuleBuilder: Sendable {
             accounts: self.accounts,
             logger: self.logger
         )
-        return SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+        return SettingsPresenter(
+            interactor: interactor,
+            dataManager: SettingsDataManager(),
+            remoteRevision: self.remoteRevision
+        )
     }
 }

@@ -5,11 +5,17 @@ public import SettingsAPI
 public struct SettingsPresenter: SettingsPresenterProtocol {
     private let interactor: any SettingsInteractorProtocol
     private let dataManager: any SettingsDataManagerProtocol
+    private let remoteRevision: @Sendable () -> String?
 
-    /// Creates the Presenter of one module.
-    public init(interactor: any SettingsInteractorProtocol, dataManager: any SettingsDataManagerProtocol) {
+    /// Creates the Presenter of one module; `remoteRevision` tells `explain` which remote revision is in force.
+    public init(
+        interactor: any SettingsInteractorProtocol,
+        dataManager: any SettingsDataManagerProtocol,
+        remoteRevision: @escaping @Sendable () -> String? = { nil }
+    ) {
         self.interactor = interactor
         self.dataManager = dataManager
+        self.remoteRevision = remoteRevision
     }
 
     public var module: String { self.interactor.schema.name }
@@ -92,7 +98,13 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                 )
             }
             return .explain(
-                ExplainViewModel(item: Self.item(setting), layers: layers, winner: setting.winner, revision: revision)
+                ExplainViewModel(
+                    item: Self.item(setting),
+                    layers: layers,
+                    winner: setting.winner,
+                    revision: revision,
+                    remoteRevision: self.remoteRevision()
+                )
             )
         }
     }

@@ -1,0 +1,74 @@
+import SettingsAPI
+
+/// What a settingsctl command does, without ArgumentParser: the call to make and how to render its reply.
+///
+/// Each ``SettingsCommand`` runs through its action, and ``FastPathParser`` runs actions directly, so that the
+/// common command lines never build ArgumentParser's property wrappers (their generic metadata and name sets
+/// cost more than the rest of `settingsctl get`, measured with callgrind).
+package enum CommandAction: Sendable, Hashable {
+    case modules
+    case show(module: String)
+    case get(key: String)
+    case set(key: String, value: String)
+    case reset(target: String)
+    case explain(key: String)
+    case status
+    case sync
+
+    /// Calls the daemon through `client` and returns what to print: the reply as JSON when `json`, else text.
+    package func output(using client: VarlinkClient, style: TextStyle, json: Bool) throws(CLIFailure) -> String {
+        switch self {
+        case .modules:
+            let model = try Self.request(client, .listModules, [:], as: ModuleListViewModel.init(json:))
+            return Self.present(json, model.json) { ModuleListRenderer.render(model, style: style) }
+        case .show(let module):
+            let parameters: JSONValue = ["module": .string(module)]
+            let model = try Self.request(client, .showModule, parameters, as: ModuleViewModel.init(json:))
+            return Self.present(json, model.json) { ModuleRenderer.render(model, style: style) }
+        case .get(let key):
+            let parameters: JSONValue = ["key": .string(key)]
+            let model = try Self.request(client, .get, parameters, as: ValueViewModel.init(json:))
+            return Self.present(json, model.json) { ValueRenderer.render(model) }
+        case .set(let key, let value):
+            let parameters: JSONValue = ["key": .string(key), "text": .string(value)]
+            let model = try Self.request(client, .set, parameters, as: SetResultViewModel.init(json:))
+            return Self.present(json, model.json) { SetResultRenderer.render(model, style: style) }
+        case .reset(let target):
+            let parameters: JSONValue = ["key": .string(target)]
+            let model = try Self.request(client, .reset, parameters, as: ResetResultViewModel.init(json:))
+            return Self.present(json, model.json) {
+                ResetResultRenderer.render(model, target: target, style: style)
+            }
+        case .explain(let key):
+            let parameters: JSONValue = ["key": .string(key)]
+            let model = try Self.request(client, .explain, parameters, as: ExplainViewModel.init(json:))
+            return Self.present(json, model.json) { ExplainRenderer.render(model, style: style) }
+        case .status:
+            let model = try Self.request(client, .status, [:], as: StatusViewModel.init(json:))
+            return Self.present(json, model.json) { StatusRenderer.render(model, style: style) }
+        case .sync:
+            let model = try Self.request(client, .sync, [:], as: SyncResultViewModel.init(json:))
+            return Self.present(json, model.json) { StatusRenderer.render(model, style: style) }
+        }
+    }
+
+    /// Calls `method` and reads its reply as a ViewModel with `decode`.
+    private static func request<Model>(
+        _ client: VarlinkClient,
+        _ method: SettingsMethod,
+        _ parameters: JSONValue,
+        as decode: (JSONValue) throws(JSONDecodingError) -> Model
+    ) throws(CLIFailure) -> Model {
+        let reply = try client.call(method, parameters)
+        do {
+            return try decode(reply)
+        } catch {
+            throw CLIFailure(.failure, "unexpected reply of the settings daemon to \(method.rawValue): \(error)")
+        }
+    }
+
+    /// `model` pretty-printed with `--json` (`json`), else the text `render` makes.
+    private static func present(_ json: Bool, _ model: JSONValue, _ render: () -> String) -> String {
+        json ? model.prettyPrinted() : render()
+    }
+}

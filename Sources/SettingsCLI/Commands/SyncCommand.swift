@@ -1,0 +1,24 @@
+package import ArgumentParser
+
+/// `settingsctl sync`: sync with the remote source now, wait, report what changed.
+package struct SyncCommand: SettingsCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync with the remote source now and report what changed.",
+        discussion: """
+            Asks the daemon to fetch the remote source at once, waits for the attempt to finish, and prints the \
+            keys whose effective value changed, then the sync status. Exits 1 when remote sync is not configured.
+
+            Examples:
+              settingsctl sync
+              settingsctl --json sync
+            """
+    )
+
+    @OptionGroup package var global: GlobalOptions
+
+    package init() {}
+
+    /// What the command does.
+    package var action: CommandAction { .sync }
+}

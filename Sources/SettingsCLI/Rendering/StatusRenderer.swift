@@ -1,0 +1,62 @@
+package import SettingsAPI
+
+/// Renders the replies of `Status` and `Sync` (`settingsctl status`, `settingsctl sync`).
+///
+/// ```
+/// viper-settingsd 0.1.0: 5 modules, 37 keys
+/// remote sync:   ok
+///   source:      etcd://127.0.0.1:2379/viper
+///   revision:    42
+///   last success: 3 s ago
+/// ```
+package enum StatusRenderer {
+    /// The text of `status`.
+    package static func render(_ model: StatusViewModel, style: TextStyle = .plain) -> String {
+        var lines = [style.strong("viper-settingsd \(model.version): \(model.modules) modules, \(model.keys) keys")]
+        lines += Self.sync(model.sync, now: model.now)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The text of `sync`: the keys that changed, then the status.
+    package static func render(_ model: SyncResultViewModel, style: TextStyle = .plain) -> String {
+        var lines: [String]
+        if model.changed.isEmpty {
+            lines = ["no value changed"]
+        } else {
+            lines = ["\(model.changed.count) value\(model.changed.count == 1 ? "" : "s") changed:"]
+            lines += model.changed.map { "  \($0)" }
+        }
+        lines += Self.sync(model.sync, now: model.now)
+        return lines.joined(separator: "\n")
+    }
+
+    private static func sync(_ sync: SyncStatusViewModel, now: Double) -> [String] {
+        guard sync.state != "off" else { return ["remote sync: off"] }
+        var rows: [(String, String)] = [("source", sync.source), ("state", sync.state)]
+        if let revision = sync.revision { rows.append(("revision", revision)) }
+        rows.append(("last success", sync.lastSuccess.map { Self.age($0, now: now) } ?? "never"))
+        if let error = sync.lastError { rows.append(("last error", TableFormatter.printable(error))) }
+        if let next = sync.nextAttempt {
+            rows.append(("next attempt", next <= now ? "now" : "in \(Self.duration(next - now))"))
+        }
+        if !sync.rejected.isEmpty { rows.append(("rejected", "\(sync.rejected.count) remote value(s)")) }
+        let width = rows.map(\.0.count).max() ?? 0
+        var lines = ["remote sync:"]
+        lines += rows.map { "  \($0.0):\(String(repeating: " ", count: width - $0.0.count)) \($0.1)" }
+        lines += sync.rejected.map { "    \(TableFormatter.printable($0))" }
+        return lines
+    }
+
+    private static func age(_ time: Double, now: Double) -> String {
+        "\(Self.duration(max(0, now - time))) ago"
+    }
+
+    private static func duration(_ seconds: Double) -> String {
+        switch seconds {
+        case ..<1: "\(Int((seconds * 1000).rounded())) ms"
+        case ..<120: "\(Int(seconds.rounded())) s"
+        case ..<7200: "\(Int((seconds / 60).rounded())) min"
+        default: "\(Int((seconds / 3600).rounded())) h"
+        }
+    }
+}

@@ -1,0 +1,26 @@
+public import SettingsAPI
+
+/// Everything a remote source says at one moment: per module, recommended and mandatory values by `section.item`,
+/// as raw JSON, not yet checked against the schemas.
+public struct RemoteSnapshot: Sendable, Hashable {
+    /// The source's revision of this content: the document's `revision`, an HTTP ETag, or an etcd revision.
+    public var revision: String
+    /// Values by module name.
+    public var modules: [String: RemoteModuleValues]
+
+    public init(revision: String, modules: [String: RemoteModuleValues]) {
+        self.revision = revision
+        self.modules = modules
+    }
+}
+
+/// The remote layers of one module, raw.
+public struct RemoteModuleValues: Sendable, Hashable {
+    public var recommended: [String: JSONValue]
+    public var mandatory: [String: JSONValue]
+
+    public init(recommended: [String: JSONValue] = [:], mandatory: [String: JSONValue] = [:]) {
+        self.recommended = recommended
+        self.mandatory = mandatory
+    }
+}

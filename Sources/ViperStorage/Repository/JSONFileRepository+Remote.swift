@@ -1,0 +1,27 @@
+public import ViperSettings
+
+/// Remote updates: the remote layers are a cache stored in `NAME.remote.json`, so that they survive a restart
+/// without network.
+extension JSONFileRepository {
+    /// Lets `decide` compute new remote layers and revision from the module's newest state (pending local updates
+    /// included), replaces the module's remote file and returns once it is durable.
+    ///
+    /// The remote file goes through the same group commit as the journal records: it is serialized with
+    /// ``update(module:_:)`` per module, shares the batch's directory sync, and a failure marks the module failed as
+    /// for a journal write. The revision is stored in the remote file; on loading, the module's revision is the
+    /// greater of it and the snapshot's and journal's. A `decide` returning `nil` touches no file.
+    public func updateRemote(
+        module: String,
+        _ decide: @Sendable (ModuleState) throws -> RemoteChange?
+    ) async throws -> (before: ModuleState, after: ModuleState) {
+        let entry = try await self.writableEntry(for: module)
+        let before = entry.state
+        guard let change = try decide(before) else { return (before, before) }
+        let after = change.applied(to: before)
+        entry.state = after
+        try await self.commit(
+            PendingWrite(module: module, remoteFile: RemoteLayers.encode(module: module, state: after), after: after)
+        )
+        return (before, after)
+    }
+}

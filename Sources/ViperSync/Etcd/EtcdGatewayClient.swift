@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import NIOCore
+import SettingsAPI
+
+/// The two calls of etcd v3's JSON gateway (`/v3/kv/range` and `/v3/watch`, plain HTTP, keys and values base64)
+/// that the source needs.
+struct EtcdGatewayClient: Sendable {
+    /// One change seen by a watch.
+    enum Event: Sendable, Equatable {
+        case put(key: [UInt8], value: [UInt8], modRevision: Int64)
+        case delete(key: [UInt8], modRevision: Int64)
+    }
+
+    /// How a watch ended without an error.
+    enum WatchEnd: Sendable, Equatable {
+        /// etcd compacted the revision the watch started from; everything up to this revision is gone.
+        case compacted(revision: Int64)
+    }
+
+    let httpClient: HTTPClient
+    /// The largest range response read.
+    let maximumResponseSize: Int
+
+    /// Reads every key in `[key, rangeEnd)` from `endpoint` within `timeout`.
+    func range(
+        endpoint: (host: String, port: Int),
+        key: [UInt8],
+        rangeEnd: [UInt8],
+        timeout: Duration
+    ) async throws -> (revision: Int64, pairs: [(key: [UInt8], value: [UInt8])]) {
+        let body: JSONValue = [
+            "key": .string(EtcdBase64.encode(key)),
+            "range_end": .string(EtcdBase64.encode(rangeEnd)),
+        ]
+        let request = Self.request(endpoint: endpoint, path: "/v3/kv/range", body: body)
+        let response = try await self.httpClient.execute(request, timeout: Self.timeAmount(timeout))
+        let bytes = try await response.body.collect(upTo: self.maximumResponseSize)
+        let document = try Self.parse(Array(buffer: bytes), what: "range response")
+        guard response.status == .ok else {
+            throw EtcdError("range: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
+        }
+        guard let revision = Self.int64(document["header"]?["revision"]) else {
+            throw EtcdError("range: the response has no header revision")
+        }
+        var pairs: [(key: [UInt8], value: [UInt8])] = []
+        for kv in document["kvs"]?.arrayValue ?? [] {
+            guard let key = kv["key"]?.stringValue.flatMap(EtcdBase64.decode) else {
+                throw EtcdError("range: a key is missing or not base64")
+            }
+            guard let value = EtcdBase64.decode(kv["value"]?.stringValue ?? "") else {
+                throw EtcdError("range: a value is not base64")
+            }
+            pairs.append((key, value))
+        }
+        return (revision, pairs)
+    }
+
+    /// Watches `[key, rangeEnd)` on `endpoint` from `startRevision`, calling `connected` once etcd created the watch
+    /// and `events` with each batch (with the header revision), until the stream ends.
+    ///
+    /// - Returns: How the watch ended when etcd ended it on purpose (compaction).
+    /// - Throws: When the connection fails, the stream ends, or etcd answers with an error.
+    func watch(
+        endpoint: (host: String, port: Int),
+        key: [UInt8],
+        rangeEnd: [UInt8],
+        startRevision: Int64,
+        timeout: Duration,
+        connected: @Sendable () async -> Void,
+        events: @Sendable (_ revision: Int64, _ events: [Event]) async -> Void
+    ) async throws -> WatchEnd {
+        let body: JSONValue = [
+            "create_request": [
+                "key": .string(EtcdBase64.encode(key)),
+                "range_end": .string(EtcdBase64.encode(rangeEnd)),
+                "start_revision": .string(String(startRevision)),
+            ]
+        ]
+        let request = Self.request(endpoint: endpoint, path: "/v3/watch", body: body)
+        // The timeout bounds the connection and the response head only; the body streams for as long as it lasts.
+        let response = try await self.httpClient.execute(request, timeout: Self.timeAmount(timeout))
+        guard response.status == .ok else {
+            let bytes = try await response.body.collect(upTo: 1 << 16)
+            let message = (try? Self.parse(Array(buffer: bytes), what: "watch error")).map(Self.gatewayMessage) ?? ""
+            throw EtcdError("watch: HTTP \(response.status.code): \(message)")
+        }
+        var splitter = EtcdJSONStreamSplitter()
+        for try await chunk in response.body {
+            for object in try splitter.append(chunk.readableBytesView) {
+                let message = try Self.parse(object, what: "watch message")
+                guard let result = message["result"] else {
+                    throw EtcdError("watch: \(Self.gatewayMessage(message))")
+                }
+                if let compacted = Self.int64(result["compact_revision"]), compacted > 0 {
+                    return .compacted(revision: compacted)
+                }
+                if result["canceled"]?.boolValue == true {
+                    let reason = result["cancel_reason"]?.stringValue ?? "no reason given"
+                    throw EtcdError("watch: canceled by etcd: \(reason)")
+                }
+                if result["created"]?.boolValue == true {
+                    await connected()
+                }
+                let batch = try Self.events(in: result)
+                if !batch.isEmpty {
+                    guard let revision = Self.int64(result["header"]?["revision"]) else {
+                        throw EtcdError("watch: an event batch has no header revision")
+                    }
+                    await events(revision, batch)
+                }
+            }
+        }
+        throw EtcdError("watch: the stream ended")
+    }
+
+    /// The events of one watch response.
+    private static func events(in result: JSONValue) throws -> [Event] {
+        var batch: [Event] = []
+        for event in result["events"]?.arrayValue ?? [] {
+            guard let kv = event["kv"], let key = kv["key"]?.stringValue.flatMap(EtcdBase64.decode) else {
+                throw EtcdError("watch: an event has no key")
+            }
+            let revision = Self.int64(kv["mod_revision"]) ?? 0
+            switch event["type"]?.stringValue ?? "PUT" {
+            case "PUT":
+                guard let value = EtcdBase64.decode(kv["value"]?.stringValue ?? "") else {
+                    throw EtcdError("watch: a value is not base64")
+                }
+                batch.append(.put(key: key, value: value, modRevision: revision))
+            case "DELETE":
+                batch.append(.delete(key: key, modRevision: revision))
+            case let other:
+                throw EtcdError("watch: unknown event type '\(other)'")
+            }
+        }
+        return batch
+    }
+
+    /// A POST of `body` to `path` on `endpoint`.
+    private static func request(
+        endpoint: (host: String, port: Int),
+        path: String,
+        body: JSONValue
+    )
+        -> HTTPClientRequest
+    {
+        let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
+        var request = HTTPClientRequest(url: "http://\(host):\(endpoint.port)\(path)")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: body.serialized()))
+        return request
+    }
+
+    /// Parses a gateway response.
+    private static func parse(_ bytes: [UInt8], what: String) throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: bytes)
+        } catch {
+            throw EtcdError("the \(what) is not JSON: \(error)")
+        }
+    }
+
+    /// The message of a gateway error document (`{"error": "…", "message": "…", "code": 2}`).
+    private static func gatewayMessage(_ document: JSONValue) -> String {
+        let error = document["error"]
+        return error?["message"]?.stringValue ?? document["message"]?.stringValue ?? error?.stringValue
+            ?? document.serialized()
+    }
+
+    /// An int64 field, which the gateway writes as a string.
+    private static func int64(_ value: JSONValue?) -> Int64? {
+        switch value {
+        case .string(let text): Int64(text)
+        case .int(let number): number
+        default: nil
+        }
+    }
+
+    /// `duration` for NIO.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

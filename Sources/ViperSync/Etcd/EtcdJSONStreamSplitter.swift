@@ -1,0 +1,75 @@
+/// Splits a byte stream of concatenated JSON objects (the watch response of the etcd gateway, one object a line)
+/// into complete objects, whatever the chunk boundaries.
+struct EtcdJSONStreamSplitter {
+    /// The largest object accepted; a longer one means the stream is not what it should be.
+    let maximumObjectSize: Int
+
+    private var buffer: [UInt8] = []
+    private var scanned = 0
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private var objectStart: Int?
+
+    /// Creates a splitter.
+    init(maximumObjectSize: Int = 64 << 20) {
+        self.maximumObjectSize = maximumObjectSize
+    }
+
+    /// Adds `chunk` and returns the objects it completes, in order.
+    ///
+    /// - Throws: ``EtcdError`` when an object grows over the limit or the stream holds something else than objects.
+    mutating func append(_ chunk: some Sequence<UInt8>) throws(EtcdError) -> [[UInt8]] {
+        self.buffer.append(contentsOf: chunk)
+        var objects: [[UInt8]] = []
+        while self.scanned < self.buffer.count {
+            let byte = self.buffer[self.scanned]
+            defer { self.scanned += 1 }
+            if self.inString {
+                if self.escaped {
+                    self.escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    self.escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    self.inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard self.depth > 0 else { throw EtcdError("the watch stream holds a value that is not an object") }
+                self.inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if self.depth == 0 {
+                    guard byte == UInt8(ascii: "{") else {
+                        throw EtcdError("the watch stream holds a value that is not an object")
+                    }
+                    self.objectStart = self.scanned
+                }
+                self.depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard self.depth > 0 else { throw EtcdError("the watch stream has an unbalanced '\(byte)'") }
+                self.depth -= 1
+                if self.depth == 0, let start = self.objectStart {
+                    objects.append(Array(self.buffer[start...self.scanned]))
+                    self.objectStart = nil
+                }
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                break
+            default:
+                guard self.depth > 0 else { throw EtcdError("the watch stream holds a value that is not an object") }
+            }
+        }
+        // Drop what is consumed so the buffer only holds the object in progress.
+        let keep = self.objectStart ?? self.buffer.count
+        if keep > 0 {
+            self.buffer.removeFirst(keep)
+            self.scanned -= keep
+            if self.objectStart != nil { self.objectStart = 0 }
+        }
+        if self.buffer.count > self.maximumObjectSize {
+            throw EtcdError("a watch message is over \(self.maximumObjectSize) bytes")
+        }
+        return objects
+    }
+}

@@ -1,0 +1,119 @@
+import SettingsAPI
+public import ViperSettings
+
+/// The values under the prefix as the source last saw them, kept up to date by range reads and watch events,
+/// and turned into a ``RemoteSnapshot``.
+///
+/// Keys are `PREFIX/MODULE/recommended/SECTION.ITEM` and `PREFIX/MODULE/mandatory/SECTION.ITEM`, values JSON;
+/// anything else under the prefix is skipped with a reason (``rejected``).
+public struct EtcdKeySpace: Sendable, Equatable {
+    /// One key that fits the layout.
+    private struct Entry: Sendable, Equatable {
+        var module: String
+        var mandatory: Bool
+        var item: String
+        var value: JSONValue
+    }
+
+    /// The key prefix, without the trailing slash.
+    public let prefix: String
+    /// The etcd revision the contents reflect.
+    public private(set) var revision: Int64 = 0
+    private var entries: [String: Entry] = [:]
+    /// Keys under the prefix that were skipped, with the reason, by full key.
+    public private(set) var rejected: [String: String] = [:]
+
+    /// Creates an empty key space for `prefix`.
+    public init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    /// Replaces everything with a range read at `revision`; returns the keys it skipped, as `key: reason`.
+    @discardableResult
+    public mutating func replaceAll(with pairs: [(key: [UInt8], value: [UInt8])], revision: Int64) -> [String] {
+        self.entries = [:]
+        self.rejected = [:]
+        self.revision = revision
+        var skipped: [String] = []
+        for pair in pairs {
+            if let reason = self.put(key: pair.key, value: pair.value) {
+                skipped.append(reason)
+            }
+        }
+        return skipped
+    }
+
+    /// Stores `value` at `key`; returns `key: reason` when the key was skipped.
+    @discardableResult
+    public mutating func put(key: [UInt8], value: [UInt8]) -> String? {
+        let name = String(decoding: key, as: UTF8.self)
+        self.entries[name] = nil
+        self.rejected[name] = nil
+        switch self.parse(key: key, name: name, value: value) {
+        case .success(let entry):
+            self.entries[name] = entry
+            return nil
+        case .failure(let error):
+            self.rejected[name] = error.message
+            return "\(name): \(error.message)"
+        }
+    }
+
+    /// Removes `key`.
+    public mutating func delete(key: [UInt8]) {
+        let name = String(decoding: key, as: UTF8.self)
+        self.entries[name] = nil
+        self.rejected[name] = nil
+    }
+
+    /// Records that the contents now reflect `revision`.
+    public mutating func advance(to revision: Int64) {
+        self.revision = max(self.revision, revision)
+    }
+
+    /// The contents as a snapshot whose revision is the etcd revision.
+    public var snapshot: RemoteSnapshot {
+        var modules: [String: RemoteModuleValues] = [:]
+        for entry in self.entries.values {
+            if entry.mandatory {
+                modules[entry.module, default: RemoteModuleValues()].mandatory[entry.item] = entry.value
+            } else {
+                modules[entry.module, default: RemoteModuleValues()].recommended[entry.item] = entry.value
+            }
+        }
+        return RemoteSnapshot(revision: String(self.revision), modules: modules)
+    }
+
+    /// Checks one key against the layout and parses its value.
+    private func parse(key: [UInt8], name: String, value: [UInt8]) -> Result<Entry, EtcdError> {
+        guard String(validating: key, as: UTF8.self) != nil else {
+            return .failure(EtcdError("the key is not UTF-8"))
+        }
+        let head = self.prefix + "/"
+        guard name.hasPrefix(head) else { return .failure(EtcdError("the key is outside the prefix")) }
+        let parts = name.dropFirst(head.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            return .failure(EtcdError("expected PREFIX/MODULE/recommended|mandatory/SECTION.ITEM"))
+        }
+        let module = parts[0]
+        let layer = parts[1]
+        let item = parts[2]
+        guard !module.isEmpty else { return .failure(EtcdError("the module name is empty")) }
+        guard layer == "recommended" || layer == "mandatory" else {
+            return .failure(EtcdError("the layer '\(layer)' is neither 'recommended' nor 'mandatory'"))
+        }
+        let pieces = item.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty else {
+            return .failure(EtcdError("'\(item)' is not SECTION.ITEM"))
+        }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue(parsing: value)
+        } catch {
+            return .failure(EtcdError("the value is not JSON (\(error))"))
+        }
+        return .success(
+            Entry(module: String(module), mandatory: layer == "mandatory", item: String(item), value: parsed)
+        )
+    }
+}

@@ -1,0 +1,370 @@
+public import AsyncHTTPClient
+public import Logging
+import Synchronization
+public import ViperSettings
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The etcd v3 remote source: a range read of the prefix, then a watch from the next revision, through etcd's JSON
+/// gateway over plain HTTP.
+///
+/// Every range read and every watch event batch hands the complete snapshot (all keys under the prefix that fit
+/// the layout, revision = the etcd revision) to `apply`. When the watch breaks, the source fails over to the next
+/// endpoint (round-robin) and first re-lists, so nothing is missed; when the watched revision was compacted it
+/// re-lists and resumes. Failed attempts are retried with ``Backoff``.
+///
+/// ```swift
+/// let configuration = try EtcdSourceConfiguration.parse(url: "etcd://h1:2379,h2:2379/viper")
+/// let source = EtcdRemoteSource(configuration: configuration, logger: logger)
+/// await source.run(applying: { snapshot in await interactor.apply(snapshot) }, status: recorder)
+/// ```
+public final class EtcdRemoteSource: RemoteSource {
+    /// The pending ``syncNow()`` calls and the wake-up of the running loop.
+    private struct Requests {
+        /// Whether ``run(applying:status:)`` runs, so that ``syncNow()`` waits for it.
+        var running = false
+        /// The ``syncNow()`` calls waiting for the next range read to finish.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The loop waiting for a ``syncNow()`` call, with the id of that wait.
+        var wake: (id: Int, continuation: CheckedContinuation<Void, Never>)?
+        /// The id of a wait cancelled before it suspended.
+        var cancelledWake: Int?
+        /// The id of the next wait.
+        var nextWakeID = 0
+    }
+
+    /// How one watch ended.
+    private enum WatchOutcome: Sendable {
+        case syncRequested
+        case compacted(Int64)
+        case failed(any Error, connected: Bool)
+        case cancelled
+    }
+
+    public let endpointDescription: String
+    private let configuration: EtcdSourceConfiguration
+    private let gateway: EtcdGatewayClient
+    private let clock: any Clock<Duration>
+    private let wallTime: @Sendable () -> Double
+    private let logger: Logger
+    private let requests = Mutex(Requests())
+    /// The revision a watch starts from after a range read at the given revision: the next one (a test hook).
+    private let watchStart: @Sendable (Int64) -> Int64
+
+    /// Creates the source; it does nothing until ``run(applying:status:)``.
+    ///
+    /// - Parameters:
+    ///   - configuration: Endpoints, prefix, backoff and timeouts.
+    ///   - httpClient: The client to use; `.shared` in the daemon (it needs no shutdown).
+    ///   - clock: The clock backoff delays wait on, `ContinuousClock()` in the daemon.
+    ///   - wallTime: Seconds since the Unix epoch, for the status times.
+    ///   - maximumResponseSize: The largest range response read.
+    ///   - logger: Logs failures (warning), skipped keys (warning) and reconnects (notice).
+    public convenience init(
+        configuration: EtcdSourceConfiguration,
+        httpClient: HTTPClient = .shared,
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallTime: @escaping @Sendable () -> Double = EtcdRemoteSource.systemWallTime,
+        maximumResponseSize: Int = 64 << 20,
+        logger: Logger
+    ) {
+        self.init(
+            configuration: configuration,
+            httpClient: httpClient,
+            clock: clock,
+            wallTime: wallTime,
+            maximumResponseSize: maximumResponseSize,
+            logger: logger,
+            watchStart: { $0 + 1 }
+        )
+    }
+
+    /// Creates the source with a test hook that chooses the revision each watch starts from.
+    init(
+        configuration: EtcdSourceConfiguration,
+        httpClient: HTTPClient = .shared,
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallTime: @escaping @Sendable () -> Double = EtcdRemoteSource.systemWallTime,
+        maximumResponseSize: Int = 64 << 20,
+        logger: Logger,
+        watchStart: @escaping @Sendable (Int64) -> Int64
+    ) {
+        self.endpointDescription = configuration.description
+        self.configuration = configuration
+        self.gateway = EtcdGatewayClient(httpClient: httpClient, maximumResponseSize: maximumResponseSize)
+        self.clock = clock
+        self.wallTime = wallTime
+        self.logger = logger
+        self.watchStart = watchStart
+    }
+
+    /// The real time in seconds since the Unix epoch.
+    @Sendable public static func systemWallTime() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Runs until cancelled; see ``EtcdRemoteSource``. Run one loop at a time.
+    public func run(
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        status: SyncStatusRecorder
+    )
+        async
+    {
+        self.requests.withLock { $0.running = true }
+        defer {
+            let waiters = self.requests.withLock { requests in
+                requests.running = false
+                defer { requests.waiters = [] }
+                return requests.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        let key = Array((self.configuration.prefix + "/").utf8)
+        let rangeEnd = Self.prefixEnd(key)
+        let endpoints = self.configuration.endpoints
+        var endpointIndex = 0
+        var failures = 0
+        while !Task.isCancelled {
+            let endpoint = endpoints[endpointIndex % endpoints.count]
+            let name = "\(endpoint.host):\(endpoint.port)"
+            let waiters = self.requests.withLock { requests in
+                defer { requests.waiters = [] }
+                return requests.waiters
+            }
+            var keySpace = EtcdKeySpace(prefix: self.configuration.prefix)
+            var listed = false
+            do {
+                let result = try await self.gateway.range(
+                    endpoint: endpoint,
+                    key: key,
+                    rangeEnd: rangeEnd,
+                    timeout: self.configuration.requestTimeout
+                )
+                let skipped = keySpace.replaceAll(with: result.pairs, revision: result.revision)
+                for entry in skipped {
+                    self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
+                }
+                await apply(keySpace.snapshot)
+                status.succeeded(revision: String(result.revision), at: self.wallTime())
+                status.scheduled(nextAttempt: nil)
+                if failures > 0 {
+                    self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
+                }
+                failures = 0
+                listed = true
+            } catch {
+                if Task.isCancelled {
+                    for waiter in waiters { waiter.resume() }
+                    return
+                }
+                failures += 1
+                let message = "etcd \(name): range read failed: \(Self.describe(error))"
+                self.logger.warning("\(message)")
+                status.failed(message, at: self.wallTime())
+            }
+            for waiter in waiters { waiter.resume() }
+
+            if listed {
+                let outcome = await self.race { [keySpace] in
+                    await self.watch(
+                        endpoint: endpoint,
+                        key: key,
+                        rangeEnd: rangeEnd,
+                        keySpace: keySpace,
+                        apply: apply,
+                        status: status
+                    )
+                }
+                switch outcome ?? .syncRequested {
+                case .syncRequested:
+                    continue
+                case .cancelled:
+                    return
+                case .compacted(let revision):
+                    self.logger.notice(
+                        "etcd watch revision compacted, re-listing",
+                        metadata: ["endpoint": "\(name)", "compactRevision": "\(revision)"]
+                    )
+                    continue
+                case .failed(let error, let connected):
+                    if Task.isCancelled { return }
+                    let message = "etcd \(name): watch failed: \(Self.describe(error))"
+                    self.logger.warning("\(message)")
+                    status.failed(message, at: self.wallTime())
+                    endpointIndex += 1
+                    // A watch that was up fails over at once; one that never came up counts as a failed attempt.
+                    guard !connected else {
+                        status.scheduled(nextAttempt: self.wallTime())
+                        continue
+                    }
+                    failures += 1
+                }
+            } else {
+                endpointIndex += 1
+            }
+
+            let delay = self.configuration.backoff.delay(attempt: failures)
+            status.scheduled(nextAttempt: self.wallTime() + Self.seconds(delay))
+            let slept = await self.race {
+                do {
+                    try await self.clock.sleep(for: delay)
+                    return .syncRequested
+                } catch {
+                    return .cancelled
+                }
+            }
+            if case .cancelled = slept { return }
+        }
+    }
+
+    /// Asks the running loop to re-list now and returns once that attempt finished, successfully or not.
+    /// Returns at once when the source is not running.
+    public func syncNow() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (running, wake) = self.requests.withLock { requests in
+                guard requests.running else { return (false, CheckedContinuation<Void, Never>?.none) }
+                requests.waiters.append(continuation)
+                defer { requests.wake = nil }
+                return (true, requests.wake?.continuation)
+            }
+            wake?.resume()
+            if !running { continuation.resume() }
+        }
+    }
+
+    /// Returns once a ``syncNow()`` call waits (`true`), or when cancelled (`false`).
+    private func nextSyncRequest() async -> Bool {
+        let id = self.requests.withLock { requests in
+            defer { requests.nextWakeID += 1 }
+            return requests.nextWakeID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = self.requests.withLock { requests in
+                    if !requests.waiters.isEmpty || requests.cancelledWake == id { return true }
+                    requests.wake = (id, continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let wake = self.requests.withLock { requests -> CheckedContinuation<Void, Never>? in
+                guard let wake = requests.wake, wake.id == id else {
+                    requests.cancelledWake = id
+                    return nil
+                }
+                requests.wake = nil
+                return wake.continuation
+            }
+            wake?.resume()
+        }
+        return self.requests.withLock { !$0.waiters.isEmpty }
+    }
+
+    /// Runs `operation` until it returns or a ``syncNow()`` arrives (then `.syncRequested`), whichever is first.
+    private func race(_ operation: @escaping @Sendable () async -> WatchOutcome) async -> WatchOutcome? {
+        await withTaskGroup(of: WatchOutcome?.self) { group in
+            group.addTask { await operation() }
+            group.addTask {
+                await self.nextSyncRequest() ? .syncRequested : nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if Task.isCancelled { return .cancelled }
+            return first
+        }
+    }
+
+    /// Watches from the revision after `keySpace`, applying each event batch, until the watch ends.
+    private func watch(
+        endpoint: (host: String, port: Int),
+        key: [UInt8],
+        rangeEnd: [UInt8],
+        keySpace initial: EtcdKeySpace,
+        apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        status: SyncStatusRecorder
+    ) async -> WatchOutcome {
+        let keySpace = Mutex(initial)
+        let connected = Atomic(false)
+        do {
+            let end = try await self.gateway.watch(
+                endpoint: endpoint,
+                key: key,
+                rangeEnd: rangeEnd,
+                startRevision: self.watchStart(initial.revision),
+                timeout: self.configuration.requestTimeout,
+                connected: {
+                    connected.store(true, ordering: .relaxed)
+                    status.scheduled(nextAttempt: nil)
+                },
+                events: { revision, events in
+                    let (snapshot, skipped) = keySpace.withLock { keySpace in
+                        var skipped: [String] = []
+                        for event in events {
+                            switch event {
+                            case .put(let key, let value, let modRevision) where modRevision > keySpace.revision:
+                                if let reason = keySpace.put(key: key, value: value) { skipped.append(reason) }
+                            case .delete(let key, let modRevision) where modRevision > keySpace.revision:
+                                keySpace.delete(key: key)
+                            default:
+                                break
+                            }
+                        }
+                        keySpace.advance(to: revision)
+                        return (keySpace.snapshot, skipped)
+                    }
+                    for entry in skipped {
+                        self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
+                    }
+                    await apply(snapshot)
+                    status.succeeded(revision: snapshot.revision, at: self.wallTime())
+                }
+            )
+            switch end {
+            case .compacted(let revision): return .compacted(revision)
+            }
+        } catch {
+            if Task.isCancelled { return .cancelled }
+            return .failed(error, connected: connected.load(ordering: .relaxed))
+        }
+    }
+
+    /// The end of the range of keys starting with `prefix`: the prefix with its last byte incremented.
+    static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {
+        var end = prefix
+        while let last = end.last {
+            if last < 0xFF {
+                end[end.count - 1] = last + 1
+                return end
+            }
+            end.removeLast()
+        }
+        return [0]
+    }
+
+    /// `duration` in seconds.
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// A one-line description of a failure.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded: return "no answer in time"
+            case .connectTimeout: return "connect timed out"
+            case .remoteConnectionClosed: return "the connection was closed"
+            default: return "\(error)"
+            }
+        }
+        return "\(error)"
+    }
+}

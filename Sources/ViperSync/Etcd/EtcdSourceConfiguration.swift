@@ -1,0 +1,122 @@
+/// Where an etcd source reads: its endpoints, the key prefix, and how it retries.
+///
+/// Built from a URL such as `etcd://h1:2379,h2:2379,h3:2379/viper` with ``parse(url:)``.
+public struct EtcdSourceConfiguration: Sendable {
+    /// The cluster members to talk to, tried round-robin on failure: host (name, IPv4, or IPv6 without brackets)
+    /// and client port.
+    public var endpoints: [(host: String, port: Int)]
+    /// The key prefix without a leading or trailing slash, e.g. `viper` or `fleet/viper`.
+    public var prefix: String
+    /// The delays between failed attempts.
+    public var backoff: Backoff
+    /// The bound on a range read, and on connecting a watch until its response head arrives.
+    public var requestTimeout: Duration
+
+    /// The port used when a URL names a host without one.
+    public static let defaultPort = 2379
+
+    /// Creates a configuration from its parts; `endpoints` must not be empty.
+    public init(
+        endpoints: [(host: String, port: Int)],
+        prefix: String,
+        backoff: Backoff = Backoff(),
+        requestTimeout: Duration = .seconds(10)
+    ) {
+        precondition(!endpoints.isEmpty, "an etcd source needs at least one endpoint")
+        self.endpoints = endpoints
+        self.prefix = prefix
+        self.backoff = backoff
+        self.requestTimeout = requestTimeout
+    }
+
+    /// The URL form, for status and logs: `etcd://h1:2379,h2:2379/viper`.
+    public var description: String {
+        let hosts = self.endpoints.map { endpoint in
+            endpoint.host.contains(":") ? "[\(endpoint.host)]:\(endpoint.port)" : "\(endpoint.host):\(endpoint.port)"
+        }
+        return "etcd://\(hosts.joined(separator: ","))/\(self.prefix)"
+    }
+
+    /// Parses `etcd://HOST[:PORT][,HOST[:PORT]…]/PREFIX`; IPv6 hosts go in brackets (`[::1]:2379`).
+    ///
+    /// - Throws: ``EtcdConfigurationError`` naming what is wrong, e.g. a missing prefix or a bad port.
+    public static func parse(
+        url: String,
+        backoff: Backoff = Backoff(),
+        requestTimeout: Duration = .seconds(10)
+    ) throws(EtcdConfigurationError) -> EtcdSourceConfiguration {
+        let scheme = "etcd://"
+        guard url.hasPrefix(scheme) else {
+            throw EtcdConfigurationError(url: url, reason: "the scheme must be etcd://")
+        }
+        let rest = url.dropFirst(scheme.count)
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw EtcdConfigurationError(url: url, reason: "a key prefix is missing (etcd://host:2379/PREFIX)")
+        }
+        let authority = rest[..<slash]
+        var prefix = Substring(rest[rest.index(after: slash)...])
+        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+        guard !prefix.isEmpty else {
+            throw EtcdConfigurationError(url: url, reason: "a key prefix is missing (etcd://host:2379/PREFIX)")
+        }
+        guard !prefix.contains("?"), !prefix.contains("#") else {
+            throw EtcdConfigurationError(url: url, reason: "queries and fragments are not supported")
+        }
+        guard !authority.isEmpty else {
+            throw EtcdConfigurationError(url: url, reason: "no endpoint (etcd://host:2379/PREFIX)")
+        }
+        var endpoints: [(host: String, port: Int)] = []
+        for part in authority.split(separator: ",", omittingEmptySubsequences: false) {
+            endpoints.append(try Self.parseEndpoint(part, url: url))
+        }
+        return EtcdSourceConfiguration(
+            endpoints: endpoints,
+            prefix: String(prefix),
+            backoff: backoff,
+            requestTimeout: requestTimeout
+        )
+    }
+
+    /// Parses one `host[:port]` or `[v6]:port`.
+    private static func parseEndpoint(
+        _ text: Substring,
+        url: String
+    ) throws(EtcdConfigurationError) -> (host: String, port: Int) {
+        guard !text.isEmpty else {
+            throw EtcdConfigurationError(url: url, reason: "an empty endpoint in the host list")
+        }
+        if text.contains("@") {
+            throw EtcdConfigurationError(url: url, reason: "credentials in the URL are not supported")
+        }
+        let host: Substring
+        let portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else {
+                throw EtcdConfigurationError(url: url, reason: "'\(text)': an unclosed '[' in an IPv6 address")
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            let after = text[text.index(after: close)...]
+            if after.isEmpty {
+                portText = nil
+            } else if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else {
+                throw EtcdConfigurationError(url: url, reason: "'\(text)': expected ':PORT' after ']'")
+            }
+        } else if let colon = text.firstIndex(of: ":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            host = text
+            portText = nil
+        }
+        guard !host.isEmpty else {
+            throw EtcdConfigurationError(url: url, reason: "'\(text)': the host is empty")
+        }
+        guard let portText else { return (String(host), Self.defaultPort) }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw EtcdConfigurationError(url: url, reason: "'\(text)': the port must be a number from 1 to 65535")
+        }
+        return (String(host), port)
+    }
+}

@@ -1,0 +1,235 @@
+public import AsyncHTTPClient
+public import Logging
+import NIOCore
+import Synchronization
+public import ViperSettings
+
+/// A ``RemoteSource`` that polls a JSON document over HTTP(S) with conditional GETs (`If-None-Match`).
+///
+/// A `304 Not Modified` costs one small exchange and applies nothing. A `200` body is read up to
+/// ``HTTPSourceConfiguration/maximumBodySize``, parsed by ``HTTPDocumentParser`` (rejected whole when invalid, so the
+/// last known good values stay) and handed to `apply`. Failures are retried with ``Backoff``; successes poll again
+/// after the jittered poll interval.
+public final class HTTPRemoteSource: RemoteSource {
+    /// What the last successful fetch left behind, for the next conditional GET.
+    private struct Cache {
+        var etag: String?
+        var revision: String?
+    }
+
+    /// The outcome of one successful exchange.
+    private enum Fetched {
+        case notModified
+        case document(RemoteSnapshot, etag: String?)
+    }
+
+    /// The configuration this source was made with.
+    public let configuration: HTTPSourceConfiguration
+    private let httpClient: HTTPClient
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+    private let cache = Mutex(Cache())
+    private let trigger = HTTPSyncTrigger()
+
+    /// Creates a source; nothing happens until ``run(applying:status:)``.
+    ///
+    /// - Parameters:
+    ///   - httpClient: The client for requests, owned by the caller (which shuts it down after `run` returned). A
+    ///     client from ``makeHTTPClient(configuration:)`` applies the configured connect and read timeouts.
+    ///   - clock: The clock for poll and backoff delays.
+    public init(
+        configuration: HTTPSourceConfiguration,
+        httpClient: HTTPClient,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Makes a client whose connect and read timeouts are the configuration's, on the shared event loop group.
+    /// The caller owns it and must `shutdown()` it once the source's `run` returned.
+    public static func makeHTTPClient(configuration: HTTPSourceConfiguration) -> HTTPClient {
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.timeout = HTTPClient.Configuration.Timeout(
+            connect: .nanoseconds(HTTPUnixTime.nanoseconds(configuration.connectTimeout)),
+            read: .nanoseconds(HTTPUnixTime.nanoseconds(configuration.readTimeout))
+        )
+        clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
+    public var endpointDescription: String { self.configuration.url }
+
+    public func run(
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        status: SyncStatusRecorder
+    ) async {
+        self.trigger.start()
+        defer { self.trigger.finish() }
+        var failures = 0
+        while !Task.isCancelled {
+            let waiters = self.trigger.beginAttempt()
+            let succeeded = await self.attempt(applying: apply, status: status)
+            for waiter in waiters { waiter.resume() }
+            if Task.isCancelled { break }
+            let delay: Duration
+            if succeeded {
+                failures = 0
+                delay = Backoff.jittered(self.configuration.pollInterval)
+            } else {
+                failures += 1
+                delay = self.configuration.backoff.delay(attempt: failures)
+            }
+            status.scheduled(nextAttempt: HTTPUnixTime.now() + HTTPUnixTime.seconds(delay))
+            await self.wait(delay)
+        }
+        status.scheduled(nextAttempt: nil)
+    }
+
+    public func syncNow() async {
+        await self.trigger.requestAndWait()
+    }
+
+    /// Sleeps `delay` on the clock, or less when ``syncNow()`` is called or the task is cancelled.
+    private func wait(_ delay: Duration) async {
+        let clock = self.clock
+        let trigger = self.trigger
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: delay, tolerance: nil) }
+            group.addTask { await trigger.waitForRequest() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// One fetch: records the outcome in `status`; returns whether it succeeded.
+    private func attempt(
+        applying apply: @Sendable (RemoteSnapshot) async -> Void,
+        status: SyncStatusRecorder
+    ) async -> Bool {
+        do {
+            switch try await self.fetch() {
+            case .notModified:
+                let revision = self.cache.withLock { $0.revision }
+                self.logger.debug("remote document not modified", metadata: ["revision": "\(revision ?? "")"])
+                status.succeeded(revision: revision, at: HTTPUnixTime.now())
+            case .document(let snapshot, let etag):
+                await apply(snapshot)
+                self.cache.withLock {
+                    $0.etag = etag
+                    $0.revision = snapshot.revision
+                }
+                self.logger.info(
+                    "remote document applied",
+                    metadata: ["revision": "\(snapshot.revision)", "modules": "\(snapshot.modules.count)"]
+                )
+                status.succeeded(revision: snapshot.revision, at: HTTPUnixTime.now())
+            }
+            return true
+        } catch {
+            if Task.isCancelled { return false }
+            let message = error.message
+            self.logger.warning(
+                "remote sync failed",
+                metadata: ["url": "\(self.configuration.url)", "error": "\(message)"]
+            )
+            status.failed(message, at: HTTPUnixTime.now())
+            return false
+        }
+    }
+
+    /// One conditional GET, with the body read and parsed.
+    private func fetch() async throws(HTTPSyncError) -> Fetched {
+        let configuration = self.configuration
+        let url = configuration.url
+        try configuration.validate()
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "Accept", value: "application/json")
+        let knownETag = self.cache.withLock { $0.etag }
+        if let knownETag { request.headers.add(name: "If-None-Match", value: knownETag) }
+        if let tokenFile = configuration.bearerTokenFile {
+            let token = try HTTPTokenFile.load(tokenFile)
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        }
+        if let caFile = configuration.caFile {
+            // The type is NIOSSL's TLSConfiguration, reached through AsyncHTTPClient's API.
+            var tls = request.tlsConfiguration ?? .makeClientConfiguration()
+            tls.trustRoots = .file(caFile)
+            request.tlsConfiguration = tls
+        }
+        let timeout = configuration.connectTimeout + configuration.readTimeout
+        let deadline = NIODeadline.now() + .nanoseconds(HTTPUnixTime.nanoseconds(timeout))
+        do {
+            let response = try await self.httpClient.execute(request, deadline: deadline, logger: self.logger)
+            switch response.status.code {
+            case 304:
+                return .notModified
+            case 200:
+                let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
+                let etag = response.headers.first(name: "ETag")
+                let fallback = etag ?? "sha:\(Self.fingerprint(bytes))"
+                let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback)
+                return .document(snapshot, etag: etag)
+            default:
+                throw HTTPSyncError("HTTP \(response.status.code) from \(url)")
+            }
+        } catch let error as HTTPSyncError {
+            throw error
+        } catch let error as HTTPClientError {
+            throw Self.describe(error, url: url, configuration: configuration)
+        } catch is CancellationError {
+            throw HTTPSyncError("cancelled")
+        } catch {
+            throw HTTPSyncError("fetching \(url) failed: \(error)")
+        }
+    }
+
+    /// Reads the whole body, failing as soon as it is longer than `limit` (or says it will be).
+    private static func readBody(_ response: HTTPClientResponse, limit: Int, url: String) async throws -> [UInt8] {
+        let tooLarge = HTTPSyncError("body larger than \(limit) bytes from \(url)")
+        if let length = response.headers.first(name: "Content-Length").flatMap({ Int($0) }), length > limit {
+            throw tooLarge
+        }
+        var bytes: [UInt8] = []
+        for try await chunk in response.body {
+            guard bytes.count + chunk.readableBytes <= limit else { throw tooLarge }
+            bytes.append(contentsOf: chunk.readableBytesView)
+        }
+        return bytes
+    }
+
+    /// A user-facing message for a client error: timeouts name the timeout.
+    private static func describe(
+        _ error: HTTPClientError,
+        url: String,
+        configuration: HTTPSourceConfiguration
+    ) -> HTTPSyncError {
+        let connect = HTTPUnixTime.describe(configuration.connectTimeout)
+        let read = HTTPUnixTime.describe(configuration.readTimeout)
+        switch error {
+        case .connectTimeout, .tlsHandshakeTimeout:
+            return HTTPSyncError("connect timeout (\(connect)) to \(url)")
+        case .readTimeout:
+            return HTTPSyncError("read timeout (\(read)) waiting for \(url)")
+        case .deadlineExceeded:
+            return HTTPSyncError("timeout: no complete response from \(url) within \(connect) + \(read)")
+        default:
+            return HTTPSyncError("fetching \(url) failed: \(error)")
+        }
+    }
+
+    /// A 64-bit FNV-1a hash of `bytes` in hex, the revision of a document with neither `revision` nor ETag.
+    private static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

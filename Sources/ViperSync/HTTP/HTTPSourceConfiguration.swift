@@ -1,0 +1,62 @@
+/// How the HTTP(S) remote source fetches its document.
+public struct HTTPSourceConfiguration: Sendable, Hashable {
+    /// The document's URL, `http://…` or `https://…`.
+    public var url: String
+    /// The delay between two polls after a success; each delay is jittered by ±10 %.
+    public var pollInterval: Duration
+    /// The longest wait for a TCP (and TLS) connection, when the client was made by
+    /// ``HTTPRemoteSource/makeHTTPClient(configuration:)``.
+    public var connectTimeout: Duration
+    /// The longest wait for the next bytes of the response, when the client was made by
+    /// ``HTTPRemoteSource/makeHTTPClient(configuration:)``. With any client, a whole exchange must finish within
+    /// `connectTimeout + readTimeout`.
+    public var readTimeout: Duration
+    /// The largest response body accepted, in bytes; a larger body fails the attempt.
+    public var maximumBodySize: Int
+    /// A file holding a bearer token (e.g. `$CREDENTIALS_DIRECTORY/token` from systemd `LoadCredential=`), read at
+    /// every attempt, trailing whitespace trimmed.
+    public var bearerTokenFile: String?
+    /// A PEM file of the certificate authorities trusted for `https://` (instead of the system trust store).
+    public var caFile: String?
+    /// The delays between retries after a failure.
+    public var backoff: Backoff
+
+    /// Creates a configuration; only `url` is required.
+    public init(
+        url: String,
+        pollInterval: Duration = .seconds(60),
+        connectTimeout: Duration = .seconds(5),
+        readTimeout: Duration = .seconds(10),
+        maximumBodySize: Int = 4 << 20,
+        bearerTokenFile: String? = nil,
+        caFile: String? = nil,
+        backoff: Backoff = Backoff()
+    ) {
+        self.url = url
+        self.pollInterval = pollInterval
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.maximumBodySize = maximumBodySize
+        self.bearerTokenFile = bearerTokenFile
+        self.caFile = caFile
+        self.backoff = backoff
+    }
+
+    /// Checks what can be checked without the network: the URL scheme and host, and positive limits.
+    public func validate() throws(HTTPSyncError) {
+        let lowered = self.url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            throw HTTPSyncError("remote URL \(self.url) must start with http:// or https://")
+        }
+        let afterScheme = self.url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard afterScheme.count >= 3, !afterScheme[2].isEmpty else {
+            throw HTTPSyncError("remote URL \(self.url) has no host")
+        }
+        guard self.pollInterval > .zero, self.connectTimeout > .zero, self.readTimeout > .zero else {
+            throw HTTPSyncError("poll interval and timeouts must be positive")
+        }
+        guard self.maximumBodySize > 0 else {
+            throw HTTPSyncError("maximum body size must be positive")
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import SettingsAPI
+import Testing
+import ViperSettings
+import ViperStorage
+
+/// The remote cache file, `NAME.remote.json`: its format, durability and recovery.
+@Suite("JSONFileRepository remote layers")
+struct JSONFileRepositoryRemoteTests {
+    let scratch = Scratch()
+
+    @Test("a remote update writes readable, pretty-printed JSON and no journal")
+    func readableFile() async throws {
+        let directory = self.scratch.newDirectory()
+        let repository = makeRepository(directory)
+        let syncs = repository.syncCount
+        _ = try await repository.updateRemote(module: "network") { _ in
+            RemoteChange(
+                recommended: ["proxy.mode": .string("auto")],
+                mandatory: ["proxy.port": .int(8080)],
+                revision: 12
+            )
+        }
+        let text = try Files.read("\(directory)/network.remote.json")
+        #expect(
+            text == """
+                {
+                  "format": 1,
+                  "module": "network",
+                  "revision": 12,
+                  "recommended": {
+                    "proxy.mode": "auto"
+                  },
+                  "mandatory": {
+                    "proxy.port": 8080
+                  }
+                }
+
+                """
+        )
+        let json = try JSONValue(parsing: text)
+        #expect(json["revision"]?.intValue == 12)
+        #expect(json["mandatory"]?["proxy.port"]?.intValue == 8080)
+        #expect(Files.list(directory) == ["network.remote.json"])
+        // Temporary file, then directory (the directory's creation syncs its parent, not counted).
+        #expect(repository.syncCount - syncs == 2)
+    }
+
+    @Test("a nil remote decision touches no file")
+    func nilWritesNothing() async throws {
+        let directory = self.scratch.newDirectory()
+        let repository = makeRepository(directory)
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(3128)], revision: 1)
+        }
+        _ = try await repository.updateRemote(module: "network") { _ in
+            RemoteChange(recommended: ["proxy.mode": .string("auto")], mandatory: [:], revision: 2)
+        }
+        let before = try Files.fingerprint(directory)
+        let syncs = repository.syncCount
+        let result = try await repository.updateRemote(module: "network") { _ in nil }
+        #expect(result.before == result.after)
+        #expect(try Files.fingerprint(directory) == before)
+        #expect(repository.syncCount == syncs)
+        _ = try await repository.updateRemote(module: "display") { _ in nil }
+        #expect(Files.list(directory) == ["network.journal", "network.remote.json"])
+    }
+
+    @Test("remote layers and the newer revision load from the files")
+    func loadsFromFiles() async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 5, "local": {"proxy.port": 3128}}"#,
+            to: self.scratch.file("network.json")
+        )
+        try Files.write(
+            #"""
+            {"format": 1, "module": "network", "revision": 9,
+             "recommended": {"proxy.mode": "auto", "proxy.bad": {"nested": true}}, "mandatory": {"proxy.port": 8080}}
+            """#,
+            to: self.scratch.file("network.remote.json")
+        )
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        let expected = ModuleState(
+            revision: 9,
+            local: ["proxy.port": .int(3128)],
+            recommended: ["proxy.mode": .string("auto")],
+            mandatory: ["proxy.port": .int(8080)]
+        )
+        #expect(try await repository.state(of: "network") == expected)
+        let warnings = recorder.messages(at: .warning)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("recommended: proxy.bad") == true)
+        #expect(recorder.messages(at: .error).isEmpty)
+        // A later local revision wins over the remote file's.
+        try Files.write(
+            journalLine(revision: 10, set: ["proxy.mode": "manual"]),
+            to: self.scratch.file("other.journal")
+        )
+        try Files.write(
+            #"{"format": 1, "module": "other", "revision": 4, "recommended": {}, "mandatory": null}"#,
+            to: self.scratch.file("other.remote.json")
+        )
+        #expect(
+            try await repository.state(of: "other")
+                == ModuleState(revision: 10, local: ["proxy.mode": .string("manual")])
+        )
+    }
+
+    @Test(
+        "a corrupt remote file is moved aside and the local values still load",
+        arguments: [
+            "{\"format\": 1,\n  \"module\": oops}",
+            #"{"format": 1, "module": "display", "revision": 3, "recommended": {}, "mandatory": {}}"#,
+            #"{"format": 2, "module": "network", "revision": 3, "recommended": {}, "mandatory": {}}"#,
+            #"{"format": 1, "module": "network", "revision": 3, "recommended": [1], "mandatory": {}}"#,
+            #"{"format": 1, "module": "network", "revision": -1, "recommended": {}, "mandatory": {}}"#,
+            "",
+        ]
+    )
+    func corruptRemoteFile(text: String) async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 5, "local": {"proxy.port": 3128}}"#,
+            to: self.scratch.file("network.json")
+        )
+        try Files.write(
+            journalLine(revision: 6, set: ["proxy.mode": "manual"]),
+            to: self.scratch.file("network.journal")
+        )
+        try Files.write(text, to: self.scratch.file("network.remote.json"))
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        let local = ModuleState(revision: 6, local: ["proxy.port": .int(3128), "proxy.mode": .string("manual")])
+        #expect(try await repository.state(of: "network") == local)
+        let aside = self.scratch.file("network.remote.json.corrupt-\(testTimestamp)")
+        #expect(try Files.read(aside) == text)
+        #expect(!Files.exists(self.scratch.file("network.remote.json")))
+        let errors = recorder.messages(at: .error)
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains(aside) == true)
+        #expect(recorder.entries.first { $0.level == .error }?.metadata["module"] == "network")
+        // The module goes on: a remote update writes a fresh file, and everything survives reopening.
+        let remote = try await repository.updateRemote(module: "network") { state in
+            RemoteChange(recommended: ["proxy.mode": .string("auto")], mandatory: [:], revision: state.revision + 1)
+        }
+        #expect(try await makeRepository(self.scratch.path).state(of: "network") == remote.after)
+    }
+
+    @Test("a temporary remote file left by a crash is removed on load")
+    func leftoverTemporaryFile() async throws {
+        try Files.write("{\"format\": 1, \"module\": \"net", to: self.scratch.file(".network.remote.json.tmp"))
+        #expect(try await makeRepository(self.scratch.path).state(of: "network") == .empty)
+        #expect(!Files.exists(self.scratch.file(".network.remote.json.tmp")))
+    }
+
+    @Test("remote layers survive compaction of the journal")
+    func survivesCompaction() async throws {
+        let directory = self.scratch.newDirectory()
+        var repository = makeRepository(directory, compactAfterRecords: 4)
+        _ = try await repository.updateRemote(module: "network") { _ in
+            RemoteChange(
+                recommended: ["proxy.mode": .string("auto")],
+                mandatory: ["proxy.port": .int(8080)],
+                revision: 1
+            )
+        }
+        var last = ModuleState.empty
+        for step in 0..<10 {
+            last = try await repository.update(module: "network") { state in
+                LocalChange(set: ["items.step": .int(Int64(step))], revision: state.revision + 1)
+            }.after
+        }
+        await repository.close()
+        repository = makeRepository(directory, compactAfterRecords: 4)
+        #expect(try await repository.state(of: "network") == last)
+        #expect(last.revision == 11 && last.mandatory == ["proxy.port": .int(8080)])
+    }
+
+    @Test("a module name ending in .remote is refused")
+    func remoteSuffixRefused() async throws {
+        let repository = makeRepository(self.scratch.newDirectory())
+        await #expect(throws: StorageError.self) { try await repository.state(of: "network.remote") }
+    }
+}

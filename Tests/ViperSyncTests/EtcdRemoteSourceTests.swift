@@ -1,0 +1,207 @@
+import AsyncHTTPClient
+import Logging
+import SettingsAPI
+import Testing
+import ViperSettings
+
+@testable import ViperSync
+
+/// `EtcdRemoteSource` against real `etcd` members on loopback.
+@Suite(.serialized, .enabled(if: EtcdCluster.isAvailable, "needs /usr/bin/etcd (Debian package etcd-server)"))
+struct EtcdRemoteSourceTests {
+    /// A quick backoff for the tests.
+    static let backoff = Backoff(initial: .milliseconds(100), maximum: .milliseconds(400), jitter: 0.1)
+
+    /// A source for `url`.
+    static func source(
+        _ url: String,
+        watchStart: @escaping @Sendable (Int64) -> Int64 = { $0 + 1 }
+    ) throws -> EtcdRemoteSource {
+        var logger = Logger(label: "etcd-test")
+        logger.logLevel = .notice
+        let configuration = try EtcdSourceConfiguration.parse(
+            url: url,
+            backoff: Self.backoff,
+            requestTimeout: .seconds(2)
+        )
+        return EtcdRemoteSource(configuration: configuration, logger: logger, watchStart: watchStart)
+    }
+
+    /// Runs `source` while `body` runs, then cancels it.
+    static func running<T: Sendable>(
+        _ source: EtcdRemoteSource,
+        log: EtcdSnapshotLog,
+        status: SyncStatusRecorder,
+        _ body: () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await source.run(applying: log.apply, status: status) }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    @Test func initialRangeDeliversExistingKeysAndSkipsInvalidOnes() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        try await cluster.start()
+        let client = EtcdTestClient(ports: cluster.clientPorts)
+        try await client.put("viper/network/recommended/proxy.mode", #""auto""#)
+        try await client.put("viper/network/mandatory/proxy.port", "8080")
+        try await client.put("viper/display/recommended/night.enabled", "true")
+        try await client.put("viper/network/recommended/proxy.bad", "not json")
+        try await client.put("viper/network/other/proxy.mode", #""x""#)
+        try await client.put("viper/network/recommended/noitem", "1")
+        try await client.put("viper/toplevel", "1")
+        let revision = try await client.put("viperx/network/recommended/proxy.mode", #""outside""#)
+
+        let source = try Self.source(cluster.url(prefix: "viper"))
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        let snapshot = try await Self.running(source, log: log, status: status) {
+            try await log.wait("the initial range") { _ in true }
+        }
+        #expect(snapshot.revision == String(revision))
+        #expect(
+            snapshot.modules == [
+                "network": RemoteModuleValues(recommended: ["proxy.mode": "auto"], mandatory: ["proxy.port": 8080]),
+                "display": RemoteModuleValues(recommended: ["night.enabled": true]),
+            ]
+        )
+        #expect(status.snapshot.state == "ok")
+        #expect(status.snapshot.revision == String(revision))
+        #expect(status.snapshot.nextAttempt == nil)
+    }
+
+    @Test func putAndDeleteArriveThroughTheWatch() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        try await cluster.start()
+        let client = EtcdTestClient(ports: cluster.clientPorts)
+        let source = try Self.source(cluster.url(prefix: "fleet/viper"))
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            _ = try await log.wait("the initial range") { $0.modules.isEmpty }
+            let put = try await client.put("fleet/viper/network/mandatory/proxy.mode", #""none""#)
+            let afterPut = try await log.wait("the put") { $0.modules["network"]?.mandatory["proxy.mode"] == "none" }
+            #expect(afterPut.revision == String(put))
+            try await client.put("fleet/viper/network/recommended/proxy.port", "3128")
+            try await client.put("fleet/viper/network/recommended/proxy.host", "{broken")
+            _ = try await log.wait("the second put") { $0.modules["network"]?.recommended["proxy.port"] == 3128 }
+            let delete = try await client.delete("fleet/viper/network/mandatory/proxy.mode")
+            let afterDelete = try await log.wait("the delete") { $0.revision == String(delete) }
+            #expect(afterDelete.modules == ["network": RemoteModuleValues(recommended: ["proxy.port": 3128])])
+            #expect(status.snapshot.state == "ok")
+            #expect(status.snapshot.revision == String(delete))
+            #expect(log.count == 5)  // the range read and one per change: no spurious re-lists
+        }
+    }
+
+    @Test func syncNowReListsAndReturnsOnceApplied() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        try await cluster.start()
+        let client = EtcdTestClient(ports: cluster.clientPorts)
+        let source = try Self.source(cluster.url(prefix: "viper"))
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            _ = try await log.wait("the initial range") { _ in true }
+            let revision = try await client.put("viper/a/recommended/b.c", "1")
+            let before = log.count
+            await source.syncNow()
+            #expect(log.count > before)
+            #expect(Int64(log.latest?.revision ?? "") ?? 0 >= revision)
+            #expect(log.latest?.modules["a"]?.recommended["b.c"] == 1)
+            // The watch resumes after the re-list.
+            try await client.put("viper/a/recommended/b.d", "2")
+            _ = try await log.wait("a put after sync") { $0.modules["a"]?.recommended["b.d"] == 2 }
+        }
+        // Not running: returns at once.
+        await source.syncNow()
+    }
+
+    @Test func compactedWatchRevisionReListsAndMissesNothing() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        try await cluster.start()
+        let client = EtcdTestClient(ports: cluster.clientPorts)
+        var last: Int64 = 0
+        for index in 0..<5 {
+            last = try await client.put("viper/m/recommended/s.k\(index)", "\(index)")
+        }
+        try await client.compact(last)
+        // The first watch starts from revision 1, long compacted: etcd cancels it, the source re-lists.
+        let watches = EtcdCounter()
+        let source = try Self.source(cluster.url(prefix: "viper")) { listed in
+            watches.increment() == 0 ? 1 : listed + 1
+        }
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            _ = try await log.wait("the initial range") { $0.modules["m"]?.recommended.count == 5 }
+            // The re-list after the compaction, then the second watch, from the revision after it.
+            try await Self.waitFor("the second watch") { watches.value >= 2 }
+            #expect(log.count >= 2)
+            #expect(log.latest?.modules["m"]?.recommended.count == 5)
+            let put = try await client.put("viper/m/recommended/s.after", "true")
+            let snapshot = try await log.wait("the put after the compaction") { $0.revision == String(put) }
+            #expect(snapshot.modules["m"]?.recommended.count == 6)
+            #expect(watches.value == 2)
+            #expect(log.count == 3)  // range, re-list after the compaction, the put
+        }
+    }
+
+    @Test func threeMemberFailoverMissesNothing() async throws {
+        let cluster = try EtcdCluster(members: 3)
+        try await cluster.start()
+        let writer = EtcdTestClient(ports: [cluster.clientPorts[1], cluster.clientPorts[2]])
+        let source = try Self.source(cluster.url(prefix: "viper"))
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            try await writer.put("viper/m/recommended/s.k0", "0")
+            _ = try await log.wait("the first key") { $0.modules["m"]?.recommended["s.k0"] == 0 }
+            // The source talks to the first endpoint: kill it and keep writing through the others.
+            cluster.stop(member: 0)
+            for index in 1...20 {
+                try await writer.put("viper/m/recommended/s.k\(index)", "\(index)")
+            }
+            let final = try await writer.put("viper/m/mandatory/s.done", "true")
+            let snapshot = try await log.wait(timeout: .seconds(10), "every key after failover") {
+                (Int64($0.revision) ?? 0) >= final
+            }
+            #expect(snapshot.modules["m"]?.recommended.count == 21)
+            #expect(snapshot.modules["m"]?.mandatory["s.done"] == true)
+            #expect(status.snapshot.state == "ok")
+        }
+    }
+
+    @Test func etcdDownAtStartIsRecordedThenRecovers() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        let source = try Self.source(cluster.url(prefix: "viper"))
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            try await Self.waitFor("a recorded failure") {
+                status.snapshot.state == "failing" && status.snapshot.nextAttempt != nil
+                    && status.snapshot.lastError?.contains("range read failed") == true
+            }
+            #expect(status.snapshot.lastSuccess == nil)
+            #expect(log.count == 0)
+            try await cluster.start()
+            try await EtcdTestClient(ports: cluster.clientPorts).put("viper/m/recommended/s.k", #""up""#)
+            _ = try await log.wait("the value once etcd is up") { $0.modules["m"]?.recommended["s.k"] == "up" }
+            try await Self.waitFor("state ok") { status.snapshot.state == "ok" }
+            #expect(status.snapshot.lastError == nil)
+            #expect(status.snapshot.nextAttempt == nil)
+            #expect(status.snapshot.lastSuccess != nil)
+        }
+    }
+
+    /// Polls the status `condition` (the recorder has no callback) for up to 5 s.
+    static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw EtcdTestFailure("no \(what) within 5 s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import SettingsAPI
+import Testing
+import ViperSettings
+import ViperSync
+
+/// ``HTTPDocumentParser``: the document shape and its error messages.
+@Suite("HTTP document parser")
+struct HTTPDocumentParserTests {
+    private func parse(_ text: String, fallback: String = "etag") throws(HTTPSyncError) -> RemoteSnapshot {
+        try HTTPDocumentParser.parse(Array(text.utf8), fallbackRevision: fallback)
+    }
+
+    private func message(_ text: String) -> String? {
+        do {
+            _ = try self.parse(text)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test("the documented example parses")
+    func example() throws {
+        let snapshot = try self.parse(
+            #"{"revision": "r42", "modules": {"network": {"recommended": {"proxy.mode": "auto"}, "mandatory": {"proxy.port": 8080}}}}"#
+        )
+        #expect(
+            snapshot
+                == RemoteSnapshot(
+                    revision: "r42",
+                    modules: [
+                        "network": RemoteModuleValues(
+                            recommended: ["proxy.mode": .string("auto")],
+                            mandatory: ["proxy.port": .int(8080)]
+                        )
+                    ]
+                )
+        )
+    }
+
+    @Test("the revision falls back; empty modules and layers are fine")
+    func fallbackRevision() throws {
+        let snapshot = try self.parse(#"{"modules": {"network": {}}, "comment": "ignored"}"#, fallback: "\"abc\"")
+        #expect(snapshot.revision == "\"abc\"")
+        #expect(snapshot.modules == ["network": RemoteModuleValues()])
+    }
+
+    @Test(
+        "shape errors name the JSON path",
+        arguments: [
+            ("[]", "$ must be an object, not array"),
+            (#"{"revision": 42, "modules": {}}"#, "$.revision must be a non-empty string, not integer"),
+            (#"{"revision": "r1"}"#, "$.modules is missing"),
+            (#"{"modules": []}"#, "$.modules must be an object, not array"),
+            (#"{"modules": {"network": 1}}"#, "$.modules.network must be an object, not integer"),
+            (#"{"modules": {"network": {"mandatroy": {}}}}"#, "$.modules.network.mandatroy is not allowed"),
+            (#"{"modules": {"net work": {"mandatory": null}}}"#, #"$.modules["net work"].mandatory must be an object"#),
+            (#"{"modules": {"network": {"recommended": {"proxy": 1}}}}"#, "$.modules.network.recommended.proxy: keys"),
+        ]
+    )
+    func shapeErrors(document: String, expected: String) {
+        let message = self.message(document)
+        #expect(message?.contains(expected) == true, "\(message ?? "parsed")")
+    }
+
+    @Test("invalid JSON names line and column")
+    func invalidJSON() {
+        let message = self.message("{\n  \"modules\": {,}\n}")
+        #expect(message?.hasPrefix("document is not valid JSON: line 2, column") == true, "\(message ?? "parsed")")
+    }
+}

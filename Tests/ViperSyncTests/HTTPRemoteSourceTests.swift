@@ -1,0 +1,257 @@
+import Foundation
+import SettingsAPI
+import Testing
+import ViperSettings
+import ViperSync
+
+/// ``HTTPRemoteSource`` against a real nginx on loopback, and against faulty servers.
+@Suite("HTTP remote source")
+struct HTTPRemoteSourceTests {
+    private static let first = #"""
+        {"revision": "r1", "modules": {"network": {"recommended": {"proxy.mode": "auto"}, "mandatory": {"proxy.port": 8080}}}}
+        """#
+    private static let second = #"""
+        {"revision": "r2-changed", "modules": {"network": {"recommended": {"proxy.mode": "manual"}}}}
+        """#
+
+    /// A configuration that polls and retries rarely, so that only `syncNow()` makes attempts during a test.
+    private static func configuration(
+        _ url: String,
+        readTimeout: Duration = .seconds(2),
+        maximumBodySize: Int = 4 << 20,
+        bearerTokenFile: String? = nil
+    ) -> HTTPSourceConfiguration {
+        HTTPSourceConfiguration(
+            url: url,
+            pollInterval: .seconds(3600),
+            connectTimeout: .seconds(2),
+            readTimeout: readTimeout,
+            maximumBodySize: maximumBodySize,
+            bearerTokenFile: bearerTokenFile,
+            backoff: Backoff(initial: .seconds(30), maximum: .seconds(3600), jitter: 0.2)
+        )
+    }
+
+    @Test("first fetch applies the document, the next poll is a cheap 304, a changed file is applied")
+    func fetchNotModifiedAndChange() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.count == 1)
+            let snapshot = try #require(harness.applied.first)
+            #expect(snapshot.revision == "r1")
+            #expect(snapshot.modules["network"]?.recommended["proxy.mode"] == .string("auto"))
+            #expect(snapshot.modules["network"]?.mandatory["proxy.port"] == .int(8080))
+            #expect(harness.status.snapshot.state == "ok")
+            #expect(harness.status.snapshot.revision == "r1")
+            #expect(harness.status.snapshot.lastSuccess != nil)
+            #expect(harness.status.snapshot.nextAttempt != nil)
+
+            await source.syncNow()
+            #expect(harness.applied.count == 1)
+            #expect(harness.status.snapshot.state == "ok")
+            #expect(harness.status.snapshot.revision == "r1")
+            let log = try await nginx.accessLog(count: 2)
+            #expect(log.first == "200 /fleet.json")
+            #expect(log.last == "304 /fleet.json")
+
+            try nginx.write(Self.second, to: "fleet.json")
+            await source.syncNow()
+            #expect(harness.applied.count == 2)
+            #expect(harness.applied.last?.revision == "r2-changed")
+            #expect(harness.applied.last?.modules["network"]?.recommended["proxy.mode"] == .string("manual"))
+            #expect(harness.applied.last?.modules["network"]?.mandatory.isEmpty == true)
+            #expect(harness.status.snapshot.revision == "r2-changed")
+        }
+    }
+
+    @Test("without a revision in the document, the ETag is the revision")
+    func etagRevision() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(#"{"modules": {}}"#, to: "fleet.json")
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+            await source.syncNow()
+            let revision = try #require(harness.applied.first?.revision)
+            #expect(revision.hasPrefix("\""))
+            #expect(harness.status.snapshot.revision == revision)
+        }
+    }
+
+    @Test("garbage JSON is rejected whole with line and column; the last good values stay")
+    func garbageJSON() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.count == 1)
+            try nginx.write("{\"revision\": \"r3\",\n  \"modules\": {nope}\n}", to: "fleet.json")
+            await source.syncNow()
+            #expect(harness.applied.count == 1)
+            let status = harness.status.snapshot
+            #expect(status.state == "failing")
+            #expect(status.revision == "r1")
+            let error = try #require(status.lastError)
+            #expect(error.contains("not valid JSON"))
+            #expect(error.contains("line 2, column"))
+            #expect(status.lastSuccess != nil)
+        }
+    }
+
+    @Test("a document of the wrong shape is rejected, naming the JSON path")
+    func wrongShape() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(#"{"modules": {"network": {"recommended": ["proxy.mode"]}}}"#, to: "fleet.json")
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            let error = try #require(harness.status.snapshot.lastError)
+            #expect(error.contains("$.modules.network.recommended must be an object, not array"))
+        }
+    }
+
+    @Test("HTTP 500 is a failure naming the status and URL")
+    func serverError() async throws {
+        let nginx = try await NginxServer()
+        let url = "\(nginx.baseURL)/500"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(harness.status.snapshot.state == "failing")
+            #expect(harness.status.snapshot.lastError == "HTTP 500 from \(url)")
+        }
+    }
+
+    @Test("a server that accepts and never answers fails with the read timeout")
+    func hangingServer() async throws {
+        let listener = try HTTPHangingListener()
+        let url = "http://127.0.0.1:\(listener.port)/fleet.json"
+        let configuration = Self.configuration(url, readTimeout: .milliseconds(300))
+        try await HTTPSourceHarness.run(configuration) { source, harness in
+            let started = ContinuousClock.now
+            await source.syncNow()
+            let elapsed = ContinuousClock.now - started
+            #expect(harness.applied.isEmpty)
+            let error = try #require(harness.status.snapshot.lastError)
+            #expect(error.contains("read timeout (300 ms)"))
+            #expect(elapsed < .seconds(2), "the attempt must end near the read timeout, took \(elapsed)")
+        }
+        withExtendedLifetime(listener) {}
+    }
+
+    @Test("a body over the limit is a failure")
+    func bodyOverLimit() async throws {
+        let nginx = try await NginxServer()
+        let padding = String(repeating: " ", count: 5000)
+        try nginx.write(#"{"modules": {}}"# + padding, to: "big.json")
+        let configuration = Self.configuration("\(nginx.baseURL)/big.json", maximumBodySize: 1024)
+        try await HTTPSourceHarness.run(configuration) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            let error = try #require(harness.status.snapshot.lastError)
+            #expect(error.contains("body larger than 1024 bytes"))
+        }
+    }
+
+    @Test("remote down at start: the failure is recorded and the next attempt scheduled with backoff")
+    func downAtStart() async throws {
+        let port = try NginxServer.freePort()
+        try await HTTPSourceHarness.run(Self.configuration("http://127.0.0.1:\(port)/fleet.json")) { _, harness in
+            let status = try await harness.status { $0.nextAttempt != nil }
+            #expect(status.state == "failing")
+            #expect(status.lastSuccess == nil)
+            #expect(status.lastError?.contains("127.0.0.1:\(port)") == true)
+            let now = Date().timeIntervalSince1970
+            let next = try #require(status.nextAttempt)
+            #expect(next > now + 20 && next < now + 40)
+            #expect(harness.applied.isEmpty)
+        }
+    }
+
+    @Test("the bearer token file is read at each attempt and sent as Authorization")
+    func bearerToken() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "secure/fleet.json")
+        let tokenFile = nginx.directory.appendingPathComponent("token")
+        try Data("wrong\n".utf8).write(to: tokenFile)
+        let url = "\(nginx.baseURL)/secure/fleet.json"
+        let configuration = Self.configuration(url, bearerTokenFile: tokenFile.path)
+        try await HTTPSourceHarness.run(configuration) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(harness.status.snapshot.lastError == "HTTP 401 from \(url)")
+
+            try Data("s3cret\n".utf8).write(to: tokenFile)
+            await source.syncNow()
+            #expect(harness.applied.count == 1)
+            #expect(harness.status.snapshot.state == "ok")
+        }
+    }
+
+    @Test("a missing bearer token file is a failure naming the file")
+    func missingTokenFile() async throws {
+        let nginx = try await NginxServer()
+        let tokenFile = nginx.directory.appendingPathComponent("absent").path
+        let configuration = Self.configuration("\(nginx.baseURL)/secure/fleet.json", bearerTokenFile: tokenFile)
+        try await HTTPSourceHarness.run(configuration) { source, harness in
+            await source.syncNow()
+            #expect(harness.status.snapshot.lastError?.contains(tokenFile) == true)
+        }
+    }
+
+    @Test("after a failure, the next success resets the backoff and polls at the poll interval")
+    func recoversAfterFailure() async throws {
+        let nginx = try await NginxServer()
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+            await source.syncNow()
+            #expect(harness.status.snapshot.lastError == "HTTP 404 from \(nginx.baseURL)/fleet.json")
+            try nginx.write(Self.first, to: "fleet.json")
+            await source.syncNow()
+            let status = harness.status.snapshot
+            #expect(status.state == "ok")
+            #expect(status.lastError == nil)
+            let next = try #require(status.nextAttempt)
+            #expect(next > Date().timeIntervalSince1970 + 3000)
+        }
+    }
+
+    @Test("the loop polls by itself at the poll interval")
+    func pollsByItself() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        var configuration = Self.configuration("\(nginx.baseURL)/fleet.json")
+        configuration.pollInterval = .milliseconds(20)
+        let log = try await HTTPSourceHarness.run(configuration) { _, harness in
+            let lines = try await nginx.accessLog(count: 4)
+            #expect(harness.applied.count == 1)
+            return lines
+        }
+        #expect(log.count >= 4)
+        #expect(log.dropFirst().allSatisfy { $0 == "304 /fleet.json" })
+    }
+
+    @Test("cancelling run ends it promptly; syncNow afterwards returns at once")
+    func cancellation() async throws {
+        let listener = try HTTPHangingListener()
+        let configuration = Self.configuration("http://127.0.0.1:\(listener.port)/fleet.json")
+        let client = HTTPRemoteSource.makeHTTPClient(configuration: configuration)
+        let source = HTTPRemoteSource(
+            configuration: configuration,
+            httpClient: client,
+            clock: ContinuousClock(),
+            logger: HTTPSourceHarness.logger
+        )
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await source.run(applying: { _ in }, status: SyncStatusRecorder(source: source.endpointDescription))
+            }
+            group.addTask { await source.syncNow() }
+            group.cancelAll()
+        }
+        await source.syncNow()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        try await client.shutdown()
+        withExtendedLifetime(listener) {}
+    }
+}

@@ -1,0 +1,188 @@
+"""Remote sync end to end: viper-settingsd with --remote against a real nginx (HTTP document, ETag/304) and a
+real etcd (JSON gateway, watch), checked through settingsctl: layers, locks, sync, status and the on-disk cache.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+import base64  # noqa: E402
+
+import pytest
+
+import interop_support as support
+
+NGINX = "/usr/sbin/nginx"
+ETCD = "/usr/bin/etcd"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(predicate, deadline=10.0, what="condition"):
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.02)  # polling, bounded by the deadline
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def ctl(daemon, *args):
+    return support.run_settingsctl(["--socket", daemon.socket_path, *args])
+
+
+@pytest.fixture
+def nginx(tmp_path):
+    if not os.path.exists(NGINX):
+        pytest.skip("nginx is not installed (scripts/setup.sh installs nginx-light)")
+    www = tmp_path / "www"
+    www.mkdir()
+    port = free_port()
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(f"""
+daemon off; user root; pid {tmp_path}/nginx.pid; error_log {tmp_path}/nginx-error.log;
+events {{}}
+http {{
+  access_log {tmp_path}/access.log;
+  client_body_temp_path {tmp_path}; proxy_temp_path {tmp_path}; fastcgi_temp_path {tmp_path};
+  uwsgi_temp_path {tmp_path}; scgi_temp_path {tmp_path};
+  server {{ listen 127.0.0.1:{port}; root {www}; }}
+}}
+""")
+    process = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp_path)])
+    wait_until(lambda: _tcp(port), what="nginx")
+    yield {"url": f"http://127.0.0.1:{port}/settings.json", "www": www, "log": tmp_path / "access.log"}
+    process.kill()
+    process.wait()
+
+
+def _tcp(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+def write_document(www, revision, recommended=None, mandatory=None):
+    document = {"revision": revision, "modules": {"network": {
+        "recommended": recommended or {}, "mandatory": mandatory or {}}}}
+    (www / "settings.json").write_text(json.dumps(document))
+
+
+def test_http_layers_locks_sync_and_status(daemon_factory, nginx):
+    write_document(nginx["www"], "r1", recommended={"proxy.mode": "auto"},
+                   mandatory={"proxy.port": 8080, "dns.timeout": "not a number"})
+    daemon = daemon_factory(extra_args=["--remote", nginx["url"]])
+    wait_until(lambda: ctl(daemon, "get", "network.proxy.port").stdout == "8080\n", what="the remote values")
+    assert ctl(daemon, "get", "network.proxy.mode").stdout == "auto\n"
+    assert ctl(daemon, "get", "network.dns.timeout").stdout == "5.0\n", "an invalid remote value is rejected alone"
+
+    locked = ctl(daemon, "set", "network.proxy.port", "1")
+    assert locked.returncode == 6, locked
+    assert "locked" in locked.stderr and "network.proxy.port" in locked.stderr
+
+    explain = json.loads(ctl(daemon, "--json", "explain", "network.proxy.port").stdout)
+    assert explain["winner"] == "mandatory"
+    assert explain["remoteRevision"] == "r1"
+
+    status = json.loads(ctl(daemon, "--json", "status").stdout)["sync"]
+    assert status["state"] == "ok" and status["source"] == nginx["url"] and status["revision"] == "r1"
+    assert any(entry.startswith("network.dns.timeout") for entry in status["rejected"])
+
+    # Unchanged: nginx answers 304 to the conditional GET.
+    assert ctl(daemon, "sync").returncode == 0
+    assert '" 304 ' in nginx["log"].read_text()
+
+    write_document(nginx["www"], "r2", recommended={"proxy.mode": "manual"})
+    synced = ctl(daemon, "--json", "sync")
+    result = json.loads(synced.stdout)
+    assert set(result["changed"]) == {"network.proxy.mode", "network.proxy.port"}, synced
+    assert ctl(daemon, "get", "network.proxy.port").stdout == "3128\n", "a key removed remotely loses that layer"
+    assert ctl(daemon, "set", "network.proxy.port", "1").returncode == 0, "no longer locked"
+
+
+def test_remote_down_at_restart_serves_the_cache(daemon_factory, nginx, tmp_path):
+    write_document(nginx["www"], "r1", mandatory={"proxy.mode": "auto"})
+    first = daemon_factory("first", extra_args=["--remote", nginx["url"]])
+    wait_until(lambda: ctl(first, "get", "network.proxy.mode").stdout == "auto\n", what="the remote value")
+    first.stop_and_check()
+    dead = f"http://127.0.0.1:{free_port()}/settings.json"
+    second = daemon_factory("second", state_dir=first.state_dir, extra_args=["--remote", dead])
+    assert ctl(second, "get", "network.proxy.mode").stdout == "auto\n", "the cached remote layer is served"
+    wait_until(lambda: json.loads(ctl(second, "--json", "status").stdout)["sync"]["state"] == "failing",
+               what="the failure in status")
+    status = json.loads(ctl(second, "--json", "status").stdout)["sync"]
+    assert status["lastError"] and status["nextAttempt"]
+    text = ctl(second, "status").stdout
+    assert "failing" in text and "last error" in text
+
+
+def test_sync_without_remote_is_a_clear_error(daemon):
+    result = ctl(daemon, "sync")
+    assert result.returncode == 1
+    assert "no remote is configured" in result.stderr
+    assert "remote sync: off" in ctl(daemon, "status").stdout
+
+
+@pytest.fixture
+def etcd(tmp_path):
+    if not os.path.exists(ETCD):
+        pytest.skip("etcd is not installed (scripts/setup.sh installs etcd-server)")
+    client, peer = free_port(), free_port()
+    process = subprocess.Popen(
+        [ETCD, "--name", "n1", "--data-dir", str(tmp_path / "etcd"),
+         "--listen-client-urls", f"http://127.0.0.1:{client}", "--advertise-client-urls", f"http://127.0.0.1:{client}",
+         "--listen-peer-urls", f"http://127.0.0.1:{peer}", "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+         "--initial-cluster", f"n1=http://127.0.0.1:{peer}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+    def healthy():
+        try:
+            return urllib.request.urlopen(f"http://127.0.0.1:{client}/health", timeout=0.5).status == 200
+        except OSError:
+            return False
+
+    wait_until(healthy, deadline=20, what="etcd")
+    yield f"127.0.0.1:{client}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def etcd_put(endpoint, key, value):
+    body = json.dumps({"key": base64.b64encode(key.encode()).decode(),
+                       "value": base64.b64encode(json.dumps(value).encode()).decode()}).encode()
+    urllib.request.urlopen(urllib.request.Request(f"http://{endpoint}/v3/kv/put", data=body), timeout=5).read()
+
+
+def etcd_delete(endpoint, key):
+    body = json.dumps({"key": base64.b64encode(key.encode()).decode()}).encode()
+    urllib.request.urlopen(urllib.request.Request(f"http://{endpoint}/v3/kv/deleterange", data=body), timeout=5).read()
+
+
+def test_etcd_watch_reaches_settingsctl_within_a_second(daemon_factory, etcd):
+    etcd_put(etcd, "viper/network/recommended/proxy.mode", "auto")
+    daemon = daemon_factory(extra_args=["--remote", f"etcd://{etcd}/viper"])
+    wait_until(lambda: ctl(daemon, "get", "network.proxy.mode").stdout == "auto\n", what="the initial range")
+
+    started = time.monotonic()
+    etcd_put(etcd, "viper/network/mandatory/proxy.port", 9090)
+    wait_until(lambda: ctl(daemon, "get", "network.proxy.port").stdout == "9090\n", deadline=1.0,
+               what="the put through the watch")
+    assert time.monotonic() - started < 1.0
+    assert ctl(daemon, "set", "network.proxy.port", "1").returncode == 6, "mandatory keys lock"
+
+    etcd_delete(etcd, "viper/network/mandatory/proxy.port")
+    wait_until(lambda: ctl(daemon, "get", "network.proxy.port").stdout == "3128\n", deadline=2.0,
+               what="the delete through the watch")
+    status = json.loads(ctl(daemon, "--json", "status").stdout)["sync"]
+    assert status["state"] == "ok" and status["source"].startswith("etcd://")
