@@ -17,23 +17,24 @@ public final class InMemorySettingsRepository: SettingsRepository {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> LocalChange?
     ) async throws -> (before: ModuleState, after: ModuleState) {
-        try self.states.withLock { states in
-            let before = states[module] ?? .empty
-            guard let change = try decide(before) else { return (before, before) }
-            let after = change.applied(to: before)
-            states[module] = after
-            return (before, after)
-        }
+        try self.modify(module) { try decide($0)?.applied(to: $0) }
     }
 
     public func updateRemote(
         module: String,
         _ decide: @Sendable (ModuleState) throws -> RemoteChange?
     ) async throws -> (before: ModuleState, after: ModuleState) {
+        try self.modify(module) { try decide($0)?.applied(to: $0) }
+    }
+
+    /// Reads, transforms and stores a module's state under one lock; `nil` from `transform` changes nothing.
+    private func modify(
+        _ module: String,
+        _ transform: (ModuleState) throws -> ModuleState?
+    ) throws -> (before: ModuleState, after: ModuleState) {
         try self.states.withLock { states in
             let before = states[module] ?? .empty
-            guard let change = try decide(before) else { return (before, before) }
-            let after = change.applied(to: before)
+            guard let after = try transform(before) else { return (before, before) }
             states[module] = after
             return (before, after)
         }
