@@ -90,7 +90,10 @@ struct EtcdUnitTests {
                 "net": RemoteModuleValues(recommended: ["proxy.mode": "auto"], mandatory: ["proxy.port": 8080])
             ]
         )
-        keys.put(key: Array("viper/net/mandatory/proxy.port".utf8), value: Array("bad".utf8))
+        // A value that is not JSON is skipped; the key's last known good value stays in force.
+        #expect(keys.put(key: Array("viper/net/mandatory/proxy.port".utf8), value: Array("bad".utf8)) != nil)
+        #expect(keys.snapshot.modules["net"]?.mandatory == ["proxy.port": 8080])
+        keys.delete(key: Array("viper/net/mandatory/proxy.port".utf8))
         keys.delete(key: Array("viper/net/recommended/proxy.mode".utf8))
         keys.advance(to: 9)
         #expect(keys.snapshot == RemoteSnapshot(revision: "9", modules: [:]))

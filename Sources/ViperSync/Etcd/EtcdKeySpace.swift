@@ -43,11 +43,11 @@ public struct EtcdKeySpace: Sendable, Equatable {
         return skipped
     }
 
-    /// Stores `value` at `key`; returns `key: reason` when the key was skipped.
+    /// Stores `value` at `key`; returns `key: reason` when the key was skipped. A skipped value leaves the key's
+    /// last known good value in force.
     @discardableResult
     public mutating func put(key: [UInt8], value: [UInt8]) -> String? {
         let name = String(decoding: key, as: UTF8.self)
-        self.entries[name] = nil
         self.rejected[name] = nil
         switch self.parse(key: key, name: name, value: value) {
         case .success(let entry):
