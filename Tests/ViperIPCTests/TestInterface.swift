@@ -1,3 +1,4 @@
+import NIOPosix
 import SettingsAPI
 import Synchronization
 import ViperIPC
@@ -21,13 +22,14 @@ final class TestInterface: VarlinkInterface {
         method Flood() -> (index: int)
         method Forever() -> (index: int)
         method NotAnObject() -> ()
+        method Where() -> (onEventLoop: bool)
 
         error Failed (reason: string)
 
         """
     let methods: Set<String> = [
         "Echo", "Fail", "Stream", "Slow", "WhoAmI", "Crash", "Silent", "ContinuesWithoutMore", "ReplyTwice", "Flood",
-        "Forever", "NotAnObject",
+        "Forever", "NotAnObject", "Where",
     ]
 
     /// Every call received, in order.
@@ -94,6 +96,8 @@ final class TestInterface: VarlinkInterface {
                 self.replyErrors.withLock { $0.append(error) }
             }
             try await replies.reply([:])
+        case "Where":
+            try await replies.reply(["onEventLoop": .bool(MultiThreadedEventLoopGroup.currentEventLoop != nil)])
         default:
             throw VarlinkError.methodNotImplemented(call.method)
         }

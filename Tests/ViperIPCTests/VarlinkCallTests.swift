@@ -243,6 +243,18 @@ struct VarlinkCallTests {
         }
     }
 
+    @Test("A call is handled on its connection's event loop, with no switch to another thread")
+    func handledOnTheEventLoop() async throws {
+        try await TestServer.with { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                for _ in 0..<3 {
+                    let reply = try await client.call(#"{"method": "org.example.test.Where"}"#)
+                    #expect(reply["parameters"] == ["onEventLoop": true])
+                }
+            }
+        }
+    }
+
     @Test("A client that disconnects during a stream ends the handler; the server carries on")
     func disconnectDuringStream() async throws {
         try await TestServer.with { server in

@@ -12,7 +12,8 @@ struct VarlinkLimitTests {
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
                     #expect(try await second.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
                     try await TestVarlinkClient.withConnection(to: server.socketPath) { third in
-                        try await third.send(#"{"method": "org.example.test.Echo"}"#)
+                        // The server may close a refused connection before the call is even written.
+                        try? await third.send(#"{"method": "org.example.test.Echo"}"#)
                         try await third.expectClosed()
                     }
                 }
@@ -27,7 +28,8 @@ struct VarlinkLimitTests {
             try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
                 #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
-                    try await second.send(#"{"method": "org.example.test.Echo"}"#)
+                    // The server may close a refused connection before the call is even written.
+                    try? await second.send(#"{"method": "org.example.test.Echo"}"#)
                     try await second.expectClosed()
                 }
                 #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])

@@ -81,8 +81,13 @@ public final class VarlinkServer: Service, Sendable {
         self.logger.info("Varlink server listening", metadata: ["endpoint": "\(self.endpointDescription)"])
         self.readiness.markListening()
 
+        // The accept loop runs on the listener's event loop and each connection's task on its channel's loop:
+        // a call is read, handled and answered without a thread switch.
+        let acceptExecutor = EventLoopTaskExecutor(eventLoop: listener.channel.eventLoop)
         await withGracefulShutdownHandler {
-            await self.serve(listener)
+            await withTaskExecutorPreference(acceptExecutor) {
+                await self.serve(listener)
+            }
         } onGracefulShutdown: {
             listener.channel.close(promise: nil)
         }
@@ -98,7 +103,9 @@ public final class VarlinkServer: Service, Sendable {
 
     /// Binds the endpoint; returns the listening channel and, for a path, the socket file to remove at the end.
     private func listen() async throws -> (NIOAsyncChannel<AcceptedConnection, Never>, VarlinkSocketFile?) {
-        guard let bootstrap = ServerBootstrap(validatingGroup: self.eventLoopGroup) else {
+        // One loop accepts and serves every connection: a connection handed to another loop costs a wake-up
+        // of that loop's thread, more than a short call takes. The work that blocks runs on a thread pool.
+        guard let bootstrap = ServerBootstrap(validatingGroup: self.eventLoopGroup.next()) else {
             throw VarlinkServerError.unsupportedEventLoopGroup
         }
         let maximumMessageSize = self.configuration.maximumMessageSize
@@ -149,7 +156,8 @@ public final class VarlinkServer: Service, Sendable {
             do {
                 try await listener.executeThenClose { connections in
                     for try await connection in connections {
-                        group.addTask {
+                        let executor = EventLoopTaskExecutor(eventLoop: connection.channel.channel.eventLoop)
+                        group.addTask(executorPreference: executor) {
                             await self.serveConnection(connection)
                         }
                     }
@@ -175,9 +183,11 @@ public final class VarlinkServer: Service, Sendable {
             return
         }
         var logger = self.logger
-        logger[metadataKey: "client_uid"] = "\(peer.uid)"
-        logger[metadataKey: "client_pid"] = "\(peer.pid)"
-        logger[metadataKey: "client_gid"] = "\(peer.gid)"
+        // One merge rather than three subscript writes: a handler may re-render its metadata on every write.
+        logger.handler.metadata.merge(
+            ["client_uid": "\(peer.uid)", "client_pid": "\(peer.pid)", "client_gid": "\(peer.gid)"],
+            uniquingKeysWith: { _, new in new }
+        )
         if let refusal = self.limiter.acquire(uid: peer.uid) {
             switch refusal {
             case .tooManyConnections:
