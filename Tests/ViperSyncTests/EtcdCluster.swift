@@ -79,10 +79,17 @@ final class EtcdCluster {
         }
     }
 
-    /// Stops member `index` with SIGTERM and waits for it to exit.
+    /// Freezes member `index` with SIGSTOP: its sockets stay open, but nothing on them is answered any more.
+    func pause(member index: Int) {
+        guard let process = self.members[index].process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Stops member `index` with SIGTERM (after a SIGCONT, should it be paused) and waits for it to exit.
     func stop(member index: Int) {
         guard let process = self.members[index].process else { return }
         if process.isRunning {
+            kill(process.processIdentifier, SIGCONT)
             process.terminate()
             process.waitUntilExit()
         }

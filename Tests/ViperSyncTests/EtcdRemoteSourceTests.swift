@@ -15,6 +15,8 @@ struct EtcdRemoteSourceTests {
     /// A source for `url`.
     static func source(
         _ url: String,
+        requestTimeout: Duration = .seconds(2),
+        probeInterval: Duration = .seconds(10),
         watchStart: @escaping @Sendable (Int64) -> Int64 = { $0 + 1 }
     ) throws -> EtcdRemoteSource {
         var logger = Logger(label: "etcd-test")
@@ -22,7 +24,8 @@ struct EtcdRemoteSourceTests {
         let configuration = try EtcdSourceConfiguration.parse(
             url: url,
             backoff: Self.backoff,
-            requestTimeout: .seconds(2)
+            requestTimeout: requestTimeout,
+            probeInterval: probeInterval
         )
         return EtcdRemoteSource(configuration: configuration, logger: logger, watchStart: watchStart)
     }
@@ -171,6 +174,32 @@ struct EtcdRemoteSourceTests {
             #expect(snapshot.modules["m"]?.recommended.count == 21)
             #expect(snapshot.modules["m"]?.mandatory["s.done"] == true)
             #expect(status.snapshot.state == "ok")
+        }
+    }
+
+    @Test func hungMemberIsLeftForAnotherAfterAFailedProbe() async throws {
+        let cluster = try EtcdCluster(members: 3)
+        try await cluster.start()
+        let writer = EtcdTestClient(ports: [cluster.clientPorts[1], cluster.clientPorts[2]])
+        let source = try Self.source(
+            cluster.url(prefix: "viper"),
+            requestTimeout: .seconds(1),
+            probeInterval: .milliseconds(200)
+        )
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            try await writer.put("viper/m/recommended/s.k0", "0")
+            _ = try await log.wait("the first key") { $0.modules["m"]?.recommended["s.k0"] == 0 }
+            // The source watches through the first endpoint. Frozen, that member keeps the watch connection open
+            // and answers nothing: only the probe can tell it from a quiet cluster.
+            cluster.pause(member: 0)
+            let final = try await writer.put("viper/m/mandatory/s.k1", "1")
+            let snapshot = try await log.wait(timeout: .seconds(15), "the key written while the member hangs") {
+                (Int64($0.revision) ?? 0) >= final
+            }
+            #expect(snapshot.modules["m"]?.mandatory["s.k1"] == 1)
+            #expect(snapshot.modules["m"]?.recommended["s.k0"] == 0)
         }
     }
 

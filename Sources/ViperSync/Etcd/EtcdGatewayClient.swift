@@ -55,6 +55,32 @@ struct EtcdGatewayClient: Sendable {
         return (revision, pairs)
     }
 
+    /// Counts the keys in `[key, rangeEnd)` on `endpoint` within `timeout`, with a linearizable read: only a member
+    /// that is up and still part of its cluster's quorum answers. Returns the cluster's revision.
+    func probe(
+        endpoint: (host: String, port: Int),
+        key: [UInt8],
+        rangeEnd: [UInt8],
+        timeout: Duration
+    ) async throws -> Int64 {
+        let body: JSONValue = [
+            "key": .string(EtcdBase64.encode(key)),
+            "range_end": .string(EtcdBase64.encode(rangeEnd)),
+            "count_only": true,
+        ]
+        let request = Self.request(endpoint: endpoint, path: "/v3/kv/range", body: body)
+        let response = try await self.httpClient.execute(request, timeout: Self.timeAmount(timeout))
+        let bytes = try await response.body.collect(upTo: 1 << 16)
+        let document = try Self.parse(Array(buffer: bytes), what: "probe response")
+        guard response.status == .ok else {
+            throw EtcdError("probe: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
+        }
+        guard let revision = Self.int64(document["header"]?["revision"]) else {
+            throw EtcdError("probe: the response has no header revision")
+        }
+        return revision
+    }
+
     /// Watches `[key, rangeEnd)` on `endpoint` from `startRevision`, calling `connected` once etcd created the watch
     /// and `events` with each batch (with the header revision), until the stream ends.
     ///

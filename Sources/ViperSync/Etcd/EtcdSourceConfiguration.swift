@@ -11,6 +11,10 @@ public struct EtcdSourceConfiguration: Sendable {
     public var backoff: Backoff
     /// The bound on a range read, and on connecting a watch until its response head arrives.
     public var requestTimeout: Duration
+    /// How often the member a watch runs on is probed with a linearizable read. A watch stream alone cannot tell
+    /// a quiet cluster from a member that hangs or lost its quorum; a probe unanswered within ``requestTimeout``
+    /// ends the watch and the source fails over to the next endpoint.
+    public var probeInterval: Duration
 
     /// The port used when a URL names a host without one.
     public static let defaultPort = 2379
@@ -20,13 +24,15 @@ public struct EtcdSourceConfiguration: Sendable {
         endpoints: [(host: String, port: Int)],
         prefix: String,
         backoff: Backoff = Backoff(),
-        requestTimeout: Duration = .seconds(10)
+        requestTimeout: Duration = .seconds(10),
+        probeInterval: Duration = .seconds(10)
     ) {
         precondition(!endpoints.isEmpty, "an etcd source needs at least one endpoint")
         self.endpoints = endpoints
         self.prefix = prefix
         self.backoff = backoff
         self.requestTimeout = requestTimeout
+        self.probeInterval = probeInterval
     }
 
     /// The URL form, for status and logs: `etcd://h1:2379,h2:2379/viper`.
@@ -43,7 +49,8 @@ public struct EtcdSourceConfiguration: Sendable {
     public static func parse(
         url: String,
         backoff: Backoff = Backoff(),
-        requestTimeout: Duration = .seconds(10)
+        requestTimeout: Duration = .seconds(10),
+        probeInterval: Duration = .seconds(10)
     ) throws(EtcdConfigurationError) -> EtcdSourceConfiguration {
         let scheme = "etcd://"
         guard url.hasPrefix(scheme) else {
@@ -73,7 +80,8 @@ public struct EtcdSourceConfiguration: Sendable {
             endpoints: endpoints,
             prefix: String(prefix),
             backoff: backoff,
-            requestTimeout: requestTimeout
+            requestTimeout: requestTimeout,
+            probeInterval: probeInterval
         )
     }
 
