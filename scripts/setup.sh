@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(socat python3-venv pkg-config libsystemd-dev nginx-light etcd-server etcd-client)
+packages=(socat python3-venv pkg-config libsystemd-dev nginx-light etcd-server etcd-client openssl)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dconf-service dbus)
 fi

@@ -19,7 +19,8 @@ struct HTTPRemoteSourceTests {
         _ url: String,
         readTimeout: Duration = .seconds(2),
         maximumBodySize: Int = 4 << 20,
-        bearerTokenFile: String? = nil
+        bearerTokenFile: String? = nil,
+        caFile: String? = nil
     ) -> HTTPSourceConfiguration {
         HTTPSourceConfiguration(
             url: url,
@@ -28,6 +29,7 @@ struct HTTPRemoteSourceTests {
             readTimeout: readTimeout,
             maximumBodySize: maximumBodySize,
             bearerTokenFile: bearerTokenFile,
+            caFile: caFile,
             backoff: Backoff(initial: .seconds(30), maximum: .seconds(3600), jitter: 0.2)
         )
     }
@@ -107,6 +109,57 @@ struct HTTPRemoteSourceTests {
             #expect(harness.applied.isEmpty)
             let error = try #require(harness.status.snapshot.lastError)
             #expect(error.contains("$.modules.network.recommended must be an object, not array"))
+        }
+    }
+
+    @Test("over HTTPS, a server certificate signed by the CA in the CA file is trusted; ETag and 304 still apply")
+    func httpsWithCAFile() async throws {
+        let nginx = try await NginxServer(tls: true)
+        try nginx.write(Self.first, to: "fleet.json")
+        let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
+        try await HTTPSourceHarness.run(Self.configuration(url, caFile: nginx.caFile)) { source, harness in
+            await source.syncNow()
+            #expect(harness.status.snapshot.lastError == nil)
+            #expect(harness.applied.count == 1)
+            #expect(harness.applied.first?.modules["network"]?.mandatory["proxy.port"] == .int(8080))
+            await source.syncNow()
+            #expect(harness.applied.count == 1)
+            #expect(harness.status.snapshot.state == "ok")
+            let log = try await nginx.accessLog(count: 2)
+            #expect(log == ["200 /fleet.json", "304 /fleet.json"])
+        }
+    }
+
+    @Test("over HTTPS without the CA file, a certificate from an unknown CA is a failure; nothing is applied")
+    func httpsWithoutCAFile() async throws {
+        let nginx = try await NginxServer(tls: true)
+        try nginx.write(Self.first, to: "fleet.json")
+        let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(harness.status.snapshot.state == "failing")
+            let error = harness.status.snapshot.lastError ?? ""
+            #expect(
+                error
+                    == "TLS handshake with \(url) failed: its certificate is not signed by a trusted CA "
+                    + "(set remote-ca-file to the PEM file of the CA that signed it)"
+            )
+        }
+    }
+
+    @Test("over HTTPS, a certificate for another host name is a failure, even from the trusted CA")
+    func httpsHostnameMismatch() async throws {
+        let nginx = try await NginxServer(tls: true, tlsSubjectAltName: "DNS:config.example.org")
+        try nginx.write(Self.first, to: "fleet.json")
+        let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
+        try await HTTPSourceHarness.run(Self.configuration(url, caFile: nginx.caFile)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(
+                harness.status.snapshot.lastError
+                    == "TLS handshake with \(url) failed: the certificate is not for this host name"
+            )
         }
     }
 

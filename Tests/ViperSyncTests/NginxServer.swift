@@ -4,7 +4,9 @@ import Glibc
 /// A real nginx on a free loopback port, serving a temporary document root, for tests.
 ///
 /// The configuration adds `location = /500 { return 500; }` and a `/secure/` tree that answers 401 unless the
-/// request carries `Authorization: Bearer s3cret`. The access log records `STATUS URI` per request.
+/// request carries `Authorization: Bearer s3cret`. The access log records `STATUS URI` per request. With `tls`,
+/// the same root is also served over HTTPS on ``tlsPort``, with a certificate signed by a test CA for
+/// `tlsSubjectAltName` (by default 127.0.0.1).
 final class NginxServer {
     /// The temporary directory holding the configuration, logs and document root.
     let directory: URL
@@ -12,13 +14,20 @@ final class NginxServer {
     let root: URL
     /// The listening port on 127.0.0.1.
     let port: Int
+    /// The HTTPS port on 127.0.0.1, when started with `tls`.
+    let tlsPort: Int?
+    /// The PEM file of the CA that signed the HTTPS certificate, when started with `tls`.
+    let caFile: String?
     private let process: Process
 
     /// `http://127.0.0.1:PORT`.
     var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
+    /// `https://127.0.0.1:TLSPORT`, when started with `tls`.
+    var tlsBaseURL: String? { self.tlsPort.map { "https://127.0.0.1:\($0)" } }
+
     /// Starts nginx and returns once it accepts connections.
-    init() async throws {
+    init(tls: Bool = false, tlsSubjectAltName: String = "IP:127.0.0.1") async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "viper-nginx-\(UUID().uuidString)"
         )
@@ -32,6 +41,23 @@ final class NginxServer {
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         let port = try Self.freePort()
         let path = directory.path
+        var tlsServer = ""
+        var tlsPort: Int?
+        var caFile: String?
+        if tls {
+            let authority = try TestCertificateAuthority(directory: directory, subjectAltName: tlsSubjectAltName)
+            let listen = try Self.freePort()
+            tlsServer = """
+                    server {
+                        listen 127.0.0.1:\(listen) ssl;
+                        ssl_certificate \(authority.serverCertificate);
+                        ssl_certificate_key \(authority.serverKey);
+                        root \(root.path);
+                    }
+                """
+            tlsPort = listen
+            caFile = authority.caCertificate
+        }
         let configuration = """
             daemon off;
             master_process off;
@@ -56,6 +82,7 @@ final class NginxServer {
                         if ($http_authorization != "Bearer s3cret") { return 401; }
                     }
                 }
+            \(tlsServer)
             }
 
             """
@@ -70,6 +97,8 @@ final class NginxServer {
         self.directory = directory
         self.root = root
         self.port = port
+        self.tlsPort = tlsPort
+        self.caFile = caFile
         self.process = process
         try await Self.waitUntilAccepting(port: port, process: process, errorLog: "\(path)/error.log")
     }

@@ -184,7 +184,7 @@ public final class HTTPRemoteSource: RemoteSource {
         } catch is CancellationError {
             throw HTTPSyncError("cancelled")
         } catch {
-            throw HTTPSyncError("fetching \(url) failed: \(error)")
+            throw Self.describe(other: error, url: url)
         }
     }
 
@@ -220,6 +220,22 @@ public final class HTTPRemoteSource: RemoteSource {
         default:
             return HTTPSyncError("fetching \(url) failed: \(error)")
         }
+    }
+
+    /// A user-facing message for an error from below the HTTP client (TLS, sockets). A certificate that does not
+    /// verify says what to do about it rather than quoting BoringSSL.
+    private static func describe(other error: any Error, url: String) -> HTTPSyncError {
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return HTTPSyncError(
+                "TLS handshake with \(url) failed: its certificate is not signed by a trusted CA (set remote-ca-file "
+                    + "to the PEM file of the CA that signed it)"
+            )
+        }
+        if text.contains("failedToValidateHostname") {
+            return HTTPSyncError("TLS handshake with \(url) failed: the certificate is not for this host name")
+        }
+        return HTTPSyncError("fetching \(url) failed: \(error)")
     }
 
     /// A 64-bit FNV-1a hash of `bytes` in hex, the revision of a document with neither `revision` nor ETag.
