@@ -21,9 +21,6 @@ import ViperSettings
 /// the revision that update set. The module's revision after loading is the greater of this one and the one of the
 /// snapshot and journal: revisions never decrease, so the greater is the one of the latest change.
 struct RemoteLayers {
-    /// The version of the file format written and understood.
-    static let format: Int64 = 1
-
     /// The revision set by the remote update that wrote the file.
     var revision: Int64
     /// The recommended layer.
@@ -35,66 +32,24 @@ struct RemoteLayers {
 
     /// The file's bytes for the remote layers and revision of `state`.
     static func encode(module: String, state: ModuleState) -> [UInt8] {
-        // The writer only emits raw newlines between tokens (string contents are escaped), so indenting the nested
-        // objects is a plain replacement.
-        func nested(_ values: [String: SettingValue]) -> String {
-            JSONValue.object(values.mapValues(\.json)).prettyPrinted().replacing("\n", with: "\n  ")
-        }
-        var text = "{\n"
-        text += "  \"format\": \(Self.format),\n"
-        text += "  \"module\": \(JSONValue.string(module).serialized()),\n"
-        text += "  \"revision\": \(state.revision),\n"
-        text += "  \"recommended\": \(nested(state.recommended)),\n"
-        text += "  \"mandatory\": \(nested(state.mandatory))\n"
-        text += "}\n"
-        return Array(text.utf8)
+        StateFileDocument.encode(
+            module: module,
+            revision: state.revision,
+            members: [("recommended", state.recommended), ("mandatory", state.mandatory)]
+        )
     }
 
     /// Reads the remote file of `module`; throws a ``StateFileError`` for text that is not JSON or has the wrong
     /// shape.
     init(decoding bytes: [UInt8], module: String) throws(StateFileError) {
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: bytes)
-        } catch {
-            throw StateFileError(reason: error.description)
-        }
-        guard json.objectValue != nil else {
-            throw StateFileError(reason: "expected an object, found \(json.typeName)")
-        }
-        guard json["format"]?.intValue == Self.format else {
-            throw StateFileError(
-                reason: "expected \"format\": \(Self.format), found \(json["format"]?.serialized() ?? "none")"
-            )
-        }
-        guard let name = json["module"]?.stringValue else {
-            throw StateFileError(reason: "expected a string \"module\"")
-        }
-        guard name == module else {
-            throw StateFileError(reason: "the remote file is of module '\(name)', expected '\(module)'")
-        }
-        guard let revision = json["revision"]?.intValue, revision >= 0 else {
-            throw StateFileError(reason: "expected a non-negative integer \"revision\"")
-        }
-        var skipped: [String] = []
-        func layer(_ name: String) throws(StateFileError) -> [String: SettingValue] {
-            guard let member = json[name], member != .null else { return [:] }
-            guard let values = member.objectValue else {
-                throw StateFileError(reason: "expected an object \"\(name)\", found \(member.typeName)")
-            }
-            var result: [String: SettingValue] = [:]
-            for (key, value) in values {
-                if let setting = SettingValue(stored: value) {
-                    result[key] = setting
-                } else {
-                    skipped.append("\(name): \(key)")
-                }
-            }
-            return result
-        }
-        self.revision = revision
-        self.recommended = try layer("recommended")
-        self.mandatory = try layer("mandatory")
-        self.skippedKeys = skipped.sorted()
+        let document = try StateFileDocument(decoding: bytes, module: module, kind: "remote file")
+        let recommended = try document.values(of: "recommended")
+        let mandatory = try document.values(of: "mandatory")
+        self.revision = document.revision
+        self.recommended = recommended.values
+        self.mandatory = mandatory.values
+        self.skippedKeys =
+            (recommended.skipped.map { "recommended: \($0)" } + mandatory.skipped.map { "mandatory: \($0)" })
+            .sorted()
     }
 }
