@@ -6,7 +6,8 @@ public import ServiceLifecycle
 /// A Varlink server on a Unix socket, run as a swift-service-lifecycle `Service`.
 ///
 /// It serves `org.varlink.service` and the given interfaces. Calls on one connection are answered strictly in
-/// order, one after another; connections are served concurrently. On graceful shutdown it stops accepting,
+/// order, one after another; connections are served concurrently, all on one event loop, and a call runs there
+/// from reading to replying without a thread switch. On graceful shutdown it stops accepting,
 /// closes idle connections, lets calls in progress finish (streaming calls are cancelled), then returns and
 /// removes its socket file. On cancellation everything stops at once.
 ///
