@@ -35,15 +35,7 @@ struct VarlinkLifecycleTests {
 
     @Test("Graceful shutdown stops accepting, finishes calls in progress, closes idle connections, removes the socket")
     func gracefulShutdown() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path + "/varlink.sock"
-        let interface = TestInterface()
-        let server = TestServer.makeServer(configuration: TestServer.configuration(path: path), interface: interface)
-        let serviceGroup = ServiceGroup(services: [server], logger: TestServer.logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await serviceGroup.run() }
-            try await server.waitUntilListening()
+        try await Self.withServiceGroup { path, interface, serviceGroup in
             try await TestVarlinkClient.withConnection(to: path) { idle in
                 #expect(try await idle.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
                 try await TestVarlinkClient.withConnection(to: path) { busy in
@@ -56,13 +48,27 @@ struct VarlinkLifecycleTests {
                     try await busy.expectClosed()
                 }
             }
-            try await group.waitForAll()
         }
-        #expect(!isSocket(path))
     }
 
     @Test("Graceful shutdown cancels streaming calls")
     func gracefulShutdownCancelsStreams() async throws {
+        try await Self.withServiceGroup { path, interface, serviceGroup in
+            try await TestVarlinkClient.withConnection(to: path) { client in
+                try await client.send(#"{"method": "org.example.test.Forever", "more": true}"#)
+                #expect(try await client.readReply() == ["parameters": ["index": 0], "continues": true])
+                await serviceGroup.triggerGracefulShutdown()
+                await interface.foreverEnded.wait()
+                try await client.expectClosed()
+            }
+        }
+    }
+
+    /// Runs a server on a temporary socket in a `ServiceGroup` while `body` runs; `body` triggers the graceful
+    /// shutdown. Then expects the group to have returned and the socket file to be gone.
+    private static func withServiceGroup(
+        _ body: (_ path: String, _ interface: TestInterface, _ serviceGroup: ServiceGroup) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path + "/varlink.sock"
@@ -72,13 +78,7 @@ struct VarlinkLifecycleTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await serviceGroup.run() }
             try await server.waitUntilListening()
-            try await TestVarlinkClient.withConnection(to: path) { client in
-                try await client.send(#"{"method": "org.example.test.Forever", "more": true}"#)
-                #expect(try await client.readReply() == ["parameters": ["index": 0], "continues": true])
-                await serviceGroup.triggerGracefulShutdown()
-                await interface.foreverEnded.wait()
-                try await client.expectClosed()
-            }
+            try await body(path, interface, serviceGroup)
             try await group.waitForAll()
         }
         #expect(!isSocket(path))

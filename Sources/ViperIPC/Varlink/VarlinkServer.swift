@@ -82,8 +82,8 @@ public final class VarlinkServer: Service, Sendable {
         self.logger.info("Varlink server listening", metadata: ["endpoint": "\(self.endpointDescription)"])
         self.readiness.markListening()
 
-        // The accept loop runs on the listener's event loop and each connection's task on its channel's loop:
-        // a call is read, handled and answered without a thread switch.
+        // The accept loop, and each connection's task with it, runs on the listener's event loop, which serves
+        // every connection (see listen()): a call is read, handled and answered without a thread switch.
         let acceptExecutor = EventLoopTaskExecutor(eventLoop: listener.channel.eventLoop)
         await withGracefulShutdownHandler {
             await withTaskExecutorPreference(acceptExecutor) {
@@ -157,8 +157,8 @@ public final class VarlinkServer: Service, Sendable {
             do {
                 try await listener.executeThenClose { connections in
                     for try await connection in connections {
-                        let executor = EventLoopTaskExecutor(eventLoop: connection.channel.channel.eventLoop)
-                        group.addTask(executorPreference: executor) {
+                        // The task inherits the accept loop's executor preference: its channel is on that loop too.
+                        group.addTask {
                             await self.serveConnection(connection)
                         }
                     }

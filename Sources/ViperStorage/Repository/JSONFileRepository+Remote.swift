@@ -14,14 +14,17 @@ extension JSONFileRepository {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> RemoteChange?
     ) async throws -> (before: ModuleState, after: ModuleState) {
-        let entry = try await self.writableEntry(for: module)
-        let before = entry.state
-        guard let change = try decide(before) else { return (before, before) }
-        let after = change.applied(to: before)
-        entry.state = after
-        try await self.commit(
-            PendingWrite(module: module, remoteFile: RemoteLayers.encode(module: module, state: after), after: after)
+        try await self.change(
+            module: module,
+            decide: decide,
+            applied: { $0.applied(to: $1) },
+            write: { _, after in
+                PendingWrite(
+                    module: module,
+                    remoteFile: RemoteLayers.encode(module: module, state: after),
+                    after: after
+                )
+            }
         )
-        return (before, after)
     }
 }

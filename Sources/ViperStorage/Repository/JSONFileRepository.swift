@@ -99,12 +99,30 @@ public actor JSONFileRepository: SettingsRepository {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> LocalChange?
     ) async throws -> (before: ModuleState, after: ModuleState) {
+        try await self.change(
+            module: module,
+            decide: decide,
+            applied: { $0.applied(to: $1) },
+            write: { change, after in
+                PendingWrite(module: module, line: JournalRecord(change: change).line, after: after)
+            }
+        )
+    }
+
+    /// The step local and remote updates share: `decide` sees the module's newest state (pending updates
+    /// included); a change becomes the module's state at once and returns once `write` of it is durable.
+    func change<Change>(
+        module: String,
+        decide: (ModuleState) throws -> Change?,
+        applied: (Change, ModuleState) -> ModuleState,
+        write: (Change, ModuleState) -> PendingWrite
+    ) async throws -> (before: ModuleState, after: ModuleState) {
         let entry = try await self.writableEntry(for: module)
         let before = entry.state
         guard let change = try decide(before) else { return (before, before) }
-        let after = change.applied(to: before)
+        let after = applied(change, before)
         entry.state = after
-        try await self.commit(PendingWrite(module: module, line: JournalRecord(change: change).line, after: after))
+        try await self.commit(write(change, after))
         return (before, after)
     }
 
