@@ -56,7 +56,8 @@ struct HTTPRemoteSourceTests {
             #expect(harness.status.snapshot.revision == "r1")
             let log = try await nginx.accessLog(count: 2)
             #expect(log.first == "200 /fleet.json")
-            #expect(log.last == "304 /fleet.json")
+            #expect(log.count >= 2)
+            #expect(log.dropFirst().allSatisfy { $0 == "304 /fleet.json" })
 
             try nginx.write(Self.second, to: "fleet.json")
             await source.syncNow()
@@ -125,8 +126,11 @@ struct HTTPRemoteSourceTests {
             await source.syncNow()
             #expect(harness.applied.count == 1)
             #expect(harness.status.snapshot.state == "ok")
+            // The loop's own first attempt may add a 304 when `syncNow` arrived while it was under way.
             let log = try await nginx.accessLog(count: 2)
-            #expect(log == ["200 /fleet.json", "304 /fleet.json"])
+            #expect(log.first == "200 /fleet.json")
+            #expect(log.count >= 2)
+            #expect(log.dropFirst().allSatisfy { $0 == "304 /fleet.json" })
         }
     }
 
@@ -181,13 +185,11 @@ struct HTTPRemoteSourceTests {
         let url = "http://127.0.0.1:\(listener.port)/fleet.json"
         let configuration = Self.configuration(url, readTimeout: .milliseconds(300))
         try await HTTPSourceHarness.run(configuration) { source, harness in
-            let started = ContinuousClock.now
             await source.syncNow()
-            let elapsed = ContinuousClock.now - started
             #expect(harness.applied.isEmpty)
+            // Not the overall deadline (connect + read), which would say "no complete response".
             let error = try #require(harness.status.snapshot.lastError)
-            #expect(error.contains("read timeout (300 ms)"))
-            #expect(elapsed < .seconds(2), "the attempt must end near the read timeout, took \(elapsed)")
+            #expect(error == "read timeout (300 ms) waiting for \(url)")
         }
         withExtendedLifetime(listener) {}
     }
@@ -286,7 +288,11 @@ struct HTTPRemoteSourceTests {
     @Test("cancelling run ends it promptly; syncNow afterwards returns at once")
     func cancellation() async throws {
         let listener = try HTTPHangingListener()
-        let configuration = Self.configuration("http://127.0.0.1:\(listener.port)/fleet.json")
+        // The server never answers, so without cancellation the attempt would last the whole minute.
+        let configuration = Self.configuration(
+            "http://127.0.0.1:\(listener.port)/fleet.json",
+            readTimeout: .seconds(60)
+        )
         let client = HTTPRemoteSource.makeHTTPClient(configuration: configuration)
         let source = HTTPRemoteSource(
             configuration: configuration,
@@ -303,7 +309,7 @@ struct HTTPRemoteSourceTests {
             group.cancelAll()
         }
         await source.syncNow()
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(30))
         try await client.shutdown()
         withExtendedLifetime(listener) {}
     }

@@ -140,6 +140,7 @@ public final class EtcdRemoteSource: RemoteSource {
             }
             var keySpace = EtcdKeySpace(prefix: self.configuration.prefix)
             var listed = false
+            var retryDelay = Duration.zero
             do {
                 let result = try await self.gateway.range(
                     endpoint: endpoint,
@@ -168,7 +169,10 @@ public final class EtcdRemoteSource: RemoteSource {
                 let message = "etcd \(name): range read failed: \(Self.describe(error))"
                 self.logger.warning("\(message)")
                 status.failed(message, at: self.wallTime())
+                retryDelay = self.configuration.backoff.delay(attempt: failures)
+                status.scheduled(nextAttempt: self.wallTime() + Self.seconds(retryDelay))
             }
+            // Answered once the status is complete, so that a `sync` reports the next attempt too.
             for waiter in waiters { waiter.resume() }
 
             if listed {
@@ -205,13 +209,14 @@ public final class EtcdRemoteSource: RemoteSource {
                         continue
                     }
                     failures += 1
+                    retryDelay = self.configuration.backoff.delay(attempt: failures)
+                    status.scheduled(nextAttempt: self.wallTime() + Self.seconds(retryDelay))
                 }
             } else {
                 endpointIndex += 1
             }
 
-            let delay = self.configuration.backoff.delay(attempt: failures)
-            status.scheduled(nextAttempt: self.wallTime() + Self.seconds(delay))
+            let delay = retryDelay
             let slept = await self.race {
                 do {
                     try await self.clock.sleep(for: delay)

@@ -73,8 +73,10 @@ public final class HTTPRemoteSource: RemoteSource {
         while !Task.isCancelled {
             let waiters = self.trigger.beginAttempt()
             let succeeded = await self.attempt(applying: apply, status: status)
-            for waiter in waiters { waiter.resume() }
-            if Task.isCancelled { break }
+            if Task.isCancelled {
+                for waiter in waiters { waiter.resume() }
+                break
+            }
             let delay: Duration
             if succeeded {
                 failures = 0
@@ -84,6 +86,8 @@ public final class HTTPRemoteSource: RemoteSource {
                 delay = self.configuration.backoff.delay(attempt: failures)
             }
             status.scheduled(nextAttempt: HTTPUnixTime.now() + HTTPUnixTime.seconds(delay))
+            // Answered once the status is complete, so that a `sync` reports the next attempt too.
+            for waiter in waiters { waiter.resume() }
             await self.wait(delay)
         }
         status.scheduled(nextAttempt: nil)
