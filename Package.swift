@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "viper-settingsd", targets: ["viper-settingsd"]),
         .executable(name: "settingsctl", targets: ["settingsctl"]),
+        .executable(name: "settingsctl-full", targets: ["settingsctl-full"]),
         .library(name: "ViperSettings", targets: ["ViperSettings"]),
     ],
     dependencies: [
@@ -112,17 +113,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // settingsctl, the View: parses a command, sends it, renders the ViewModel.
+        // settingsctl, the View, without ArgumentParser (so without Foundation): the Varlink client, the renderers,
+        // the common command lines, and the launcher that hands the others to settingsctl-full.
+        .target(name: "SettingsCLICore", dependencies: ["SettingsAPI"], swiftSettings: strict),
+        // The full command-line interface on swift-argument-parser: help, completions, usage errors.
         .target(
             name: "SettingsCLI",
             dependencies: [
                 "SettingsAPI",
+                "SettingsCLICore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: strict),
-        .executableTarget(name: "settingsctl", dependencies: ["SettingsCLI"], swiftSettings: strict),
+        .executableTarget(name: "settingsctl", dependencies: ["SettingsCLICore"], swiftSettings: strict),
+        .executableTarget(name: "settingsctl-full", dependencies: ["SettingsCLI"], swiftSettings: strict),
         // The Repository conformance suite every implementation passes.
         .target(
             name: "ViperSettingsTesting",
@@ -166,7 +172,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SettingsCLITests", dependencies: ["SettingsCLI", "SettingsAPI"], swiftSettings: strict),
+        .testTarget(
+            name: "SettingsCLITests",
+            dependencies: ["SettingsCLI", "SettingsCLICore", "SettingsAPI"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["SettingsAPI"],

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 PREFIX="${PREFIX:-/usr/local}"
 DESTDIR="${DESTDIR:-}"
 BIN="$DESTDIR$PREFIX/bin"
+# settingsctl-full (the ArgumentParser interface that settingsctl hands help, completions and usage errors to).
+LIBEXEC="$DESTDIR$PREFIX/libexec/viper-settings"
 UNITS="$DESTDIR$PREFIX/lib/systemd/system"
 CONF="$DESTDIR/etc/viper-settings"
 BASH_COMPLETIONS="$DESTDIR$PREFIX/share/bash-completion/completions"
@@ -25,9 +27,10 @@ if [ "${1:-}" = "--uninstall" ]; then
     if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
         systemctl disable --now viper-settingsd.socket viper-settingsd.service 2>/dev/null || true
     fi
-    rm -f "$BIN/viper-settingsd" "$BIN/settingsctl" "$UNITS/viper-settingsd.service" "$UNITS/viper-settingsd.socket" \
+    rm -f "$BIN/viper-settingsd" "$BIN/settingsctl" "$LIBEXEC/settingsctl-full" "$UNITS/viper-settingsd.service" "$UNITS/viper-settingsd.socket" \
         "$BASH_COMPLETIONS/settingsctl" "$ZSH_COMPLETIONS/_settingsctl" "$FISH_COMPLETIONS/settingsctl.fish" \
         "$MAN/settingsctl.1" "$MAN/viper-settingsd.1"
+    rmdir "$LIBEXEC" 2>/dev/null || true
     echo "uninstalled; kept /etc/viper-settings (configuration) and /var/lib/viper-settings (state)"
     reload_systemd
     exit 0
@@ -38,6 +41,7 @@ bin_dir=bin
 
 install -D -m 0755 "$bin_dir/viper-settingsd" "$BIN/viper-settingsd"
 install -D -m 0755 "$bin_dir/settingsctl" "$BIN/settingsctl"
+install -D -m 0755 "$bin_dir/settingsctl-full" "$LIBEXEC/settingsctl-full"
 install -D -m 0644 systemd/viper-settingsd.service "$UNITS/viper-settingsd.service"
 install -D -m 0644 systemd/viper-settingsd.socket "$UNITS/viper-settingsd.socket"
 if [ "$PREFIX" != /usr/local ]; then

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 package import SettingsAPI
+import SettingsCLICore
 
 extension SettingsCtl {
     /// Runs `settingsctl` with the process's arguments and exits with a documented ``ExitStatus``.

@@ -1,5 +1,6 @@
 public import ArgumentParser
 import SettingsAPI
+import SettingsCLICore
 
 /// `settingsctl`, the View of viper-settings: parses a command, sends it to `viper-settingsd` over its Varlink
 /// socket and renders the ViewModel it gets back, as aligned text or, with `--json`, as JSON.

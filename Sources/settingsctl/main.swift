@@ -1,3 +1,3 @@
-import SettingsCLI
+import SettingsCLICore
 
-SettingsCtl.main()
+SettingsCtlLauncher.main()

@@ -1,4 +1,5 @@
 import SettingsCLI
+import SettingsCLICore
 import Testing
 
 @Suite("SocketLocator")

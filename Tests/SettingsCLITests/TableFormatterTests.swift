@@ -1,5 +1,6 @@
 import SettingsAPI
 import SettingsCLI
+import SettingsCLICore
 import Testing
 
 @Suite("TableFormatter")

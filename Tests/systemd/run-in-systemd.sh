@@ -30,7 +30,7 @@ for tool in unshare nsenter setpriv timeout python3; do
     command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }
 done
 [ -x /lib/systemd/systemd ] || { echo "missing /lib/systemd/systemd" >&2; exit 2; }
-for name in viper-settingsd settingsctl; do
+for name in viper-settingsd settingsctl settingsctl-full; do
     [ -x "$BIN_DIR/$name" ] || { echo "$BIN_DIR/$name missing: run make build or set VIPER_BIN_DIR" >&2; exit 2; }
 done
 if [ -f /sys/fs/cgroup/unified/cgroup.procs ]; then CGROUP_PARENT=/sys/fs/cgroup/unified
@@ -83,6 +83,7 @@ BIN="$STAGE/usr/local/bin"
 UNITS="$STAGE/usr/local/lib/systemd/system"
 install -D -m 0755 "$BIN_DIR/viper-settingsd" "$BIN/viper-settingsd"
 install -D -m 0755 "$BIN_DIR/settingsctl" "$BIN/settingsctl"
+install -D -m 0755 "$BIN_DIR/settingsctl-full" "$STAGE/usr/local/libexec/viper-settings/settingsctl-full"
 install -D -m 0644 systemd/viper-settingsd.service "$UNITS/viper-settingsd.service"
 install -D -m 0644 systemd/viper-settingsd.socket "$UNITS/viper-settingsd.socket"
 install -d -m 0755 "$STAGE/etc/viper-settings/modules"
@@ -211,6 +212,8 @@ if out=$(ctr settingsctl set network.proxy.mode manual 2>&1); then pass "setting
 else echo "$out"; fail "settingsctl set network.proxy.mode manual"; fi
 check "first call started the service through the socket (active)" wait_for 10 state_is active
 check "value reads back" test "$(ctr settingsctl get network.proxy.mode 2>&1)" = manual
+help_works() { ctr settingsctl --help 2>&1 | grep -q 'USAGE: settingsctl'; }
+check "settingsctl --help runs the installed settingsctl-full" help_works
 
 # --- 2. StatusText ----------------------------------------------------------------------------------------------
 status_text=$(show viper-settingsd StatusText || true)

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl explain KEY`: every layer of a key and the one that wins.
 package struct ExplainCommand: SettingsCommand {

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl get KEY`: the effective value of a key, alone on its line.
 package struct GetCommand: SettingsCommand {

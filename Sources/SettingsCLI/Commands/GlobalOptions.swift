@@ -1,5 +1,6 @@
 package import ArgumentParser
 import SettingsAPI
+package import SettingsCLICore
 
 /// The options every command takes: `--json` and `--socket PATH`.
 package struct GlobalOptions: ParsableArguments {

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl modules`: the modules the daemon serves.
 package struct ModulesCommand: SettingsCommand {

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl reset KEY|MODULE`: removes local values so the recommended or default value applies again.
 package struct ResetCommand: SettingsCommand {

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl set KEY VALUE`: sets a key on this host; the daemon reads the text by the key's type.
 package struct SetCommand: SettingsCommand {

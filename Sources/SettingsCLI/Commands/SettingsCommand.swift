@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// A subcommand that makes one call and renders its reply: it never computes settings itself.
 ///

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl show MODULE`: a module's sections and items with their effective values.
 package struct ShowCommand: SettingsCommand {

@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl status`: what the daemon serves and the state of remote sync.
 package struct StatusCommand: SettingsCommand {

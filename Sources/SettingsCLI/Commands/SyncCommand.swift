@@ -1,4 +1,5 @@
 package import ArgumentParser
+package import SettingsCLICore
 
 /// `settingsctl sync`: sync with the remote source now, wait, report what changed.
 package struct SyncCommand: SettingsCommand {

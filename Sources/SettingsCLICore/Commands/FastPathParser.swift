@@ -4,7 +4,8 @@
 /// It recognizes exactly: the global options `--json`, `--socket PATH` and `--socket=PATH`, each at most once
 /// and anywhere, and a subcommand name followed by exactly its positional arguments, none beginning with `-`.
 /// Anything else (help, `--version`, `--`, an unknown option, a wrong count) returns `nil`, and ArgumentParser
-/// parses the line as usual, with its messages. A test checks that both parsers agree on what this one accepts.
+/// parses the line as usual, with its messages (`settingsctl` hands it to `settingsctl-full` for that, see
+/// ``SettingsCtlLauncher``). A test checks that both parsers agree on what this one accepts.
 package enum FastPathParser {
     /// A command line this parser read: the action and the global options.
     package struct Invocation: Sendable, Hashable {
@@ -19,54 +20,6 @@ package enum FastPathParser {
         package func run() throws(CLIFailure) {
             let client = VarlinkClient(location: SocketLocator.live.locate(option: self.socket))
             print(try self.action.output(using: client, style: .standardOutput, json: self.json))
-        }
-    }
-
-    /// The command `arguments` (without the program name) stand for, or `nil` to leave them to ArgumentParser.
-    package static func command(_ arguments: [String]) -> (any SettingsCommand)? {
-        guard let invocation = Self.invocation(arguments) else { return nil }
-        var global = GlobalOptions()
-        global.json = invocation.json
-        global.socket = invocation.socket
-        switch invocation.action {
-        case .modules:
-            var command = ModulesCommand()
-            command.global = global
-            return command
-        case .show(let module):
-            var command = ShowCommand()
-            command.global = global
-            command.module = module
-            return command
-        case .get(let key):
-            var command = GetCommand()
-            command.global = global
-            command.key = key
-            return command
-        case .set(let key, let value):
-            var command = SetCommand()
-            command.global = global
-            command.key = key
-            command.value = value
-            return command
-        case .reset(let target):
-            var command = ResetCommand()
-            command.global = global
-            command.target = target
-            return command
-        case .explain(let key):
-            var command = ExplainCommand()
-            command.global = global
-            command.key = key
-            return command
-        case .status:
-            var command = StatusCommand()
-            command.global = global
-            return command
-        case .sync:
-            var command = SyncCommand()
-            command.global = global
-            return command
         }
     }
 

@@ -1,0 +1,68 @@
+import Glibc
+import SettingsAPI
+
+/// The `settingsctl` executable: it runs the common command lines itself and hands every other one to the full
+/// command-line interface, `settingsctl-full`, with the same arguments.
+///
+/// `settingsctl get KEY` is run in shell loops, so it must start fast. The full interface is built on
+/// swift-argument-parser, which links FoundationEssentials, and a static executable that merely links it starts
+/// about 0.2 ms later (twice the size, a third more page faults): a seventh of a `get`. So this executable links
+/// neither. What ``FastPathParser`` reads (a command and its arguments, `--json`, `--socket`) it runs; anything else
+/// (`--help`, `--version`, completions, a usage error) it `exec`s as `settingsctl-full`, found next to this
+/// executable or in `../libexec/viper-settings/`, so users see one command with one set of messages.
+public enum SettingsCtlLauncher {
+    /// The name of the full command-line interface's executable.
+    package static let fullExecutableName = "settingsctl-full"
+
+    /// Runs `settingsctl` with the process's arguments; never returns.
+    public static func main() -> Never {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let invocation = FastPathParser.invocation(arguments) else {
+            Self.execFull(arguments)
+        }
+        do {
+            try invocation.run()
+            exit(ExitStatus.success.rawValue)
+        } catch {
+            StandardError.write("settingsctl: \(error.message)\n")
+            exit(error.status.rawValue)
+        }
+    }
+
+    /// Where `settingsctl-full` may be, for an executable at `executable`: next to it (a build folder), then in
+    /// `../libexec/viper-settings/` (an installation: `PREFIX/bin` and `PREFIX/libexec/viper-settings`).
+    package static func fullExecutableCandidates(for executable: String) -> [String] {
+        let directory = executable.lastIndex(of: "/").map { String(executable[..<$0]) } ?? "."
+        return [
+            "\(directory)/\(Self.fullExecutableName)",
+            "\(directory)/../libexec/viper-settings/\(Self.fullExecutableName)",
+        ]
+    }
+
+    /// Replaces this process with `settingsctl-full` and `arguments`; exits with a message when it cannot.
+    private static func execFull(_ arguments: [String]) -> Never {
+        let candidates = Self.fullExecutableCandidates(for: Self.executablePath())
+        for path in candidates where access(path, X_OK) == 0 {
+            let argv = ["settingsctl"] + arguments
+            var pointers = argv.map { strdup($0) }
+            pointers.append(nil)
+            execv(path, pointers)
+            let reason = String(cString: strerror(errno))
+            StandardError.write("settingsctl: cannot run \(path): \(reason)\n")
+            exit(ExitStatus.failure.rawValue)
+        }
+        StandardError.write(
+            "settingsctl: \(Self.fullExecutableName) is missing (looked for \(candidates.joined(separator: " and "))); "
+                + "it parses every command line but the common ones: reinstall viper-settings\n"
+        )
+        exit(ExitStatus.failure.rawValue)
+    }
+
+    /// This executable's path, with symbolic links resolved (`/proc/self/exe`).
+    private static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return CommandLine.arguments.first ?? "settingsctl" }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

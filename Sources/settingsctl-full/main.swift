@@ -1,0 +1,3 @@
+import SettingsCLI
+
+SettingsCtl.main()
