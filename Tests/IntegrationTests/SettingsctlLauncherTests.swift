@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// `settingsctl` runs the common command lines itself and hands the others to `settingsctl-full`: users see one
-/// command either way.
-@Suite("settingsctl and settingsctl-full")
+/// command either way. Serialized: each test blocks a thread of the small cooperative pool while processes run.
+@Suite("settingsctl and settingsctl-full", .serialized)
 struct SettingsctlLauncherTests {
     private static var settingsctl: String { DaemonHarness.binDirectory.appendingPathComponent("settingsctl").path }
     private static var full: String { DaemonHarness.binDirectory.appendingPathComponent("settingsctl-full").path }

@@ -48,12 +48,13 @@ struct VarlinkLimitTests {
 
     @Test("A call in progress is not cut by the idle timeout")
     func idleTimeoutSparesCalls() async throws {
-        try await TestServer.with(idleTimeout: .milliseconds(500)) { server in
+        // The call must reach the server before the idle timeout: 2 s leaves room for a loaded machine.
+        try await TestServer.with(idleTimeout: .seconds(2)) { server in
             try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
                 try await client.send(#"{"method": "org.example.test.Slow"}"#)
                 await server.interface.slowStarted.wait()
                 // Not synchronization: the time that must pass without the busy connection being closed.
-                try await Task.sleep(for: .seconds(1))
+                try await Task.sleep(for: .seconds(3))
                 server.interface.slowRelease.fire()
                 #expect(try await client.readReply() == ["parameters": ["done": true]])
             }

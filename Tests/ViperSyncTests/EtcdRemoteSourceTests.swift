@@ -93,8 +93,11 @@ struct EtcdRemoteSourceTests {
             let delete = try await client.delete("fleet/viper/network/mandatory/proxy.mode")
             let afterDelete = try await log.wait("the delete") { $0.revision == String(delete) }
             #expect(afterDelete.modules == ["network": RemoteModuleValues(recommended: ["proxy.port": 3128])])
+            // The status is recorded just after the snapshot is applied.
+            try await Self.waitFor("the delete's revision in the status") {
+                status.snapshot.revision == String(delete)
+            }
             #expect(status.snapshot.state == "ok")
-            #expect(status.snapshot.revision == String(delete))
             #expect(log.count == 5)  // the range read and one per change: no spurious re-lists
         }
     }
@@ -173,7 +176,7 @@ struct EtcdRemoteSourceTests {
             }
             #expect(snapshot.modules["m"]?.recommended.count == 21)
             #expect(snapshot.modules["m"]?.mandatory["s.done"] == true)
-            #expect(status.snapshot.state == "ok")
+            try await Self.waitFor("state ok after failover") { status.snapshot.state == "ok" }
         }
     }
 

@@ -210,17 +210,23 @@ struct HTTPRemoteSourceTests {
 
     @Test("remote down at start: the failure is recorded and the next attempt scheduled with backoff")
     func downAtStart() async throws {
-        let port = try NginxServer.freePort()
+        let refusing = try RefusingPort()
+        let port = refusing.port
         try await HTTPSourceHarness.run(Self.configuration("http://127.0.0.1:\(port)/fleet.json")) { _, harness in
             let status = try await harness.status { $0.nextAttempt != nil }
             #expect(status.state == "failing")
             #expect(status.lastSuccess == nil)
-            #expect(status.lastError?.contains("127.0.0.1:\(port)") == true)
+            #expect(
+                status.lastError
+                    == "fetching http://127.0.0.1:\(port)/fleet.json failed: connection refused: nothing listens there "
+                    + "(is the server up?)"
+            )
             let now = Date().timeIntervalSince1970
             let next = try #require(status.nextAttempt)
             #expect(next > now + 20 && next < now + 40)
             #expect(harness.applied.isEmpty)
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("the bearer token file is read at each attempt and sent as Authorization")

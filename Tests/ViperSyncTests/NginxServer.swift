@@ -39,26 +39,60 @@ final class NginxServer {
             withIntermediateDirectories: true
         )
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        let port = try Self.freePort()
         let path = directory.path
+        let authority =
+            try tls ? TestCertificateAuthority(directory: directory, subjectAltName: tlsSubjectAltName) : nil
+        // Ports are free when picked, but a parallel test may take one before nginx binds it: then try new ones.
+        var attempt = 1
+        while true {
+            try? FileManager.default.removeItem(atPath: "\(path)/error.log")
+            let port = try Self.freePort()
+            let tlsPort = try authority.map { _ in try Self.freePort() }
+            let configurationFile = directory.appendingPathComponent("nginx.conf")
+            try Self.configuration(path: path, root: root.path, port: port, tlsPort: tlsPort, authority: authority)
+                .write(to: configurationFile, atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-c", configurationFile.path, "-p", path, "-e", "\(path)/error.log"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            do {
+                try await Self.waitUntilAccepting(port: port, process: process, errorLog: "\(path)/error.log")
+            } catch let error as NginxStartError where error.log.contains("Address already in use") && attempt < 5 {
+                attempt += 1
+                continue
+            }
+            self.directory = directory
+            self.root = root
+            self.port = port
+            self.tlsPort = tlsPort
+            self.caFile = authority?.caCertificate
+            self.process = process
+            return
+        }
+    }
+
+    /// nginx's configuration: the test server on `port`, and with `authority` the same root over HTTPS on `tlsPort`.
+    private static func configuration(
+        path: String,
+        root: String,
+        port: Int,
+        tlsPort: Int?,
+        authority: TestCertificateAuthority?
+    ) -> String {
         var tlsServer = ""
-        var tlsPort: Int?
-        var caFile: String?
-        if tls {
-            let authority = try TestCertificateAuthority(directory: directory, subjectAltName: tlsSubjectAltName)
-            let listen = try Self.freePort()
+        if let authority, let tlsPort {
             tlsServer = """
                     server {
-                        listen 127.0.0.1:\(listen) ssl;
+                        listen 127.0.0.1:\(tlsPort) ssl;
                         ssl_certificate \(authority.serverCertificate);
                         ssl_certificate_key \(authority.serverKey);
-                        root \(root.path);
+                        root \(root);
                     }
                 """
-            tlsPort = listen
-            caFile = authority.caCertificate
         }
-        let configuration = """
+        return """
             daemon off;
             master_process off;
             worker_processes 1;
@@ -76,7 +110,7 @@ final class NginxServer {
                 default_type application/json;
                 server {
                     listen 127.0.0.1:\(port);
-                    root \(root.path);
+                    root \(root);
                     location = /500 { return 500; }
                     location /secure/ {
                         if ($http_authorization != "Bearer s3cret") { return 401; }
@@ -86,21 +120,6 @@ final class NginxServer {
             }
 
             """
-        let configurationFile = directory.appendingPathComponent("nginx.conf")
-        try configuration.write(to: configurationFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-c", configurationFile.path, "-p", path, "-e", "\(path)/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.directory = directory
-        self.root = root
-        self.port = port
-        self.tlsPort = tlsPort
-        self.caFile = caFile
-        self.process = process
-        try await Self.waitUntilAccepting(port: port, process: process, errorLog: "\(path)/error.log")
     }
 
     deinit {

@@ -94,8 +94,11 @@ def test_http_layers_locks_sync_and_status(daemon_factory, nginx):
     assert explain["winner"] == "mandatory"
     assert explain["remoteRevision"] == "r1"
 
+    # The status is recorded just after the values are applied.
+    wait_until(lambda: json.loads(ctl(daemon, "--json", "status").stdout)["sync"]["state"] == "ok",
+               what="state ok in status")
     status = json.loads(ctl(daemon, "--json", "status").stdout)["sync"]
-    assert status["state"] == "ok" and status["source"] == nginx["url"] and status["revision"] == "r1"
+    assert status["source"] == nginx["url"] and status["revision"] == "r1"
     assert any(entry.startswith("network.dns.timeout") for entry in status["rejected"])
 
     # Unchanged: nginx answers 304 to the conditional GET.
@@ -118,10 +121,9 @@ def test_remote_down_at_restart_serves_the_cache(daemon_factory, nginx, tmp_path
     dead = f"http://127.0.0.1:{free_port()}/settings.json"
     second = daemon_factory("second", state_dir=first.state_dir, extra_args=["--remote", dead])
     assert ctl(second, "get", "network.proxy.mode").stdout == "auto\n", "the cached remote layer is served"
-    wait_until(lambda: json.loads(ctl(second, "--json", "status").stdout)["sync"]["state"] == "failing",
-               what="the failure in status")
-    status = json.loads(ctl(second, "--json", "status").stdout)["sync"]
-    assert status["lastError"] and status["nextAttempt"]
+    # The failure is recorded, then the next attempt scheduled: wait for both.
+    wait_until(lambda: (lambda sync: sync["state"] == "failing" and sync["lastError"] and sync["nextAttempt"])(
+        json.loads(ctl(second, "--json", "status").stdout)["sync"]), what="the failure and the retry in status")
     text = ctl(second, "status").stdout
     assert "failing" in text and "last error" in text
 

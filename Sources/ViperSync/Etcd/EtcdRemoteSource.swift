@@ -153,8 +153,9 @@ public final class EtcdRemoteSource: RemoteSource {
                     self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
                 }
                 await apply(keySpace.snapshot)
-                status.succeeded(revision: String(result.revision), at: self.wallTime())
+                // No next attempt first: whoever sees "ok" sees no stale retry time with it.
                 status.scheduled(nextAttempt: nil)
+                status.succeeded(revision: String(result.revision), at: self.wallTime())
                 if failures > 0 {
                     self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
                 }
@@ -406,6 +407,6 @@ public final class EtcdRemoteSource: RemoteSource {
             default: return "\(error)"
             }
         }
-        return "\(error)"
+        return SocketErrorText.describe(error) ?? "\(error)"
     }
 }

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import Glibc
 public import Logging
 import NIOCore
 import Synchronization
@@ -49,7 +50,8 @@ public final class HTTPRemoteSource: RemoteSource {
         self.logger = logger
     }
 
-    /// Makes a client whose connect and read timeouts are the configuration's, on the shared event loop group.
+    /// Makes a client whose connect and read timeouts are the configuration's, on the shared event loop group, that
+    /// does not retry failed connection attempts itself.
     /// The caller owns it and must `shutdown()` it once the source's `run` returned.
     public static func makeHTTPClient(configuration: HTTPSourceConfiguration) -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration()
@@ -58,6 +60,9 @@ public final class HTTPRemoteSource: RemoteSource {
             read: .nanoseconds(HTTPUnixTime.nanoseconds(configuration.readTimeout))
         )
         clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        // The source retries with its own backoff: a refused connection is a failure at once (and `status` says
+        // so), not retried inside the client until the connect timeout.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
@@ -239,7 +244,7 @@ public final class HTTPRemoteSource: RemoteSource {
         if text.contains("failedToValidateHostname") {
             return HTTPSyncError("TLS handshake with \(url) failed: the certificate is not for this host name")
         }
-        return HTTPSyncError("fetching \(url) failed: \(error)")
+        return HTTPSyncError("fetching \(url) failed: \(SocketErrorText.describe(error) ?? text)")
     }
 
     /// A 64-bit FNV-1a hash of `bytes` in hex, the revision of a document with neither `revision` nor ETag.
