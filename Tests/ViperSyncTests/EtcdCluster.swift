@@ -35,8 +35,8 @@ final class EtcdCluster {
         self.members = try (0..<count).map { index in
             Member(
                 name: "n\(index + 1)",
-                clientPort: try clientPorts?[index] ?? Self.freePort(),
-                peerPort: try Self.freePort()
+                clientPort: try clientPorts?[index] ?? LoopbackPort.free(),
+                peerPort: try LoopbackPort.free()
             )
         }
     }
@@ -121,28 +121,5 @@ final class EtcdCluster {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw EtcdTestFailure("etcd on port \(port) did not become healthy in 20 s")
-    }
-
-    /// A TCP port that was free a moment ago (bound to port 0 on loopback, then released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw EtcdTestFailure("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw EtcdTestFailure("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw EtcdTestFailure("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -181,7 +181,7 @@ struct HTTPRemoteSourceTests {
 
     @Test("a server that accepts and never answers fails with the read timeout")
     func hangingServer() async throws {
-        let listener = try HTTPHangingListener()
+        let listener = try LoopbackPort(listening: true)
         let url = "http://127.0.0.1:\(listener.port)/fleet.json"
         let configuration = Self.configuration(url, readTimeout: .milliseconds(300))
         try await HTTPSourceHarness.run(configuration) { source, harness in
@@ -210,7 +210,7 @@ struct HTTPRemoteSourceTests {
 
     @Test("remote down at start: the failure is recorded and the next attempt scheduled with backoff")
     func downAtStart() async throws {
-        let refusing = try RefusingPort()
+        let refusing = try LoopbackPort(listening: false)
         let port = refusing.port
         try await HTTPSourceHarness.run(Self.configuration("http://127.0.0.1:\(port)/fleet.json")) { _, harness in
             let status = try await harness.status { $0.nextAttempt != nil }
@@ -293,7 +293,7 @@ struct HTTPRemoteSourceTests {
 
     @Test("cancelling run ends it promptly; syncNow afterwards returns at once")
     func cancellation() async throws {
-        let listener = try HTTPHangingListener()
+        let listener = try LoopbackPort(listening: true)
         // The server never answers, so without cancellation the attempt would last the whole minute.
         let configuration = Self.configuration(
             "http://127.0.0.1:\(listener.port)/fleet.json",

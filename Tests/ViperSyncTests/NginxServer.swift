@@ -46,8 +46,8 @@ final class NginxServer {
         var attempt = 1
         while true {
             try? FileManager.default.removeItem(atPath: "\(path)/error.log")
-            let port = try Self.freePort()
-            let tlsPort = try authority.map { _ in try Self.freePort() }
+            let port = try LoopbackPort.free()
+            let tlsPort = try authority.map { _ in try LoopbackPort.free() }
             let configurationFile = directory.appendingPathComponent("nginx.conf")
             try Self.configuration(path: path, root: root.path, port: port, tlsPort: tlsPort, authority: authority)
                 .write(to: configurationFile, atomically: true, encoding: .utf8)
@@ -159,26 +159,6 @@ final class NginxServer {
             if lines.count >= count || ContinuousClock.now >= deadline { return lines }
             try await Task.sleep(for: .milliseconds(10))
         }
-    }
-
-    /// A loopback port that nothing listens on right now (bound to port 0, then released).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                guard bind(descriptor, pointer, length) == 0 else { return false }
-                return getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts TCP connections on the loopback `port`.
