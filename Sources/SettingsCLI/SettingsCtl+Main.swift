@@ -55,7 +55,7 @@ extension SettingsCtl {
     /// text (an error with the usage, the help, the version).
     package static func message(for error: any Error) -> String {
         switch error {
-        case let failure as CLIFailure: "settingsctl: \(failure.message)"
+        case let failure as CLIFailure: failure.report
         case let failure as SettingsFailure: "settingsctl: \(failure.description)"
         default: Self.fullMessage(for: error)
         }

@@ -18,6 +18,9 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
 
     package var description: String { self.message }
 
+    /// The line printed on standard error: `settingsctl: MESSAGE`.
+    package var report: String { "settingsctl: \(self.message)" }
+
     /// The failure for an error reply of the daemon.
     ///
     /// Errors declared by `io.viper.settings` keep their message and exit status; the errors of

@@ -22,10 +22,9 @@ public enum SettingsCtlLauncher {
         }
         do {
             try invocation.run()
-            exit(ExitStatus.success.rawValue)
+            Glibc.exit(ExitStatus.success.rawValue)
         } catch {
-            StandardError.write("settingsctl: \(error.message)\n")
-            exit(error.status.rawValue)
+            Self.exit(with: error)
         }
     }
 
@@ -47,15 +46,21 @@ public enum SettingsCtlLauncher {
             var pointers = argv.map { strdup($0) }
             pointers.append(nil)
             execv(path, pointers)
-            let reason = String(cString: strerror(errno))
-            StandardError.write("settingsctl: cannot run \(path): \(reason)\n")
-            exit(ExitStatus.failure.rawValue)
+            Self.exit(with: CLIFailure(.failure, "cannot run \(path): \(String(cString: strerror(errno)))"))
         }
-        StandardError.write(
-            "settingsctl: \(Self.fullExecutableName) is missing (looked for \(candidates.joined(separator: " and "))); "
-                + "it parses every command line but the common ones: reinstall viper-settings\n"
+        Self.exit(
+            with: CLIFailure(
+                .failure,
+                "\(Self.fullExecutableName) is missing (looked for \(candidates.joined(separator: " and "))); "
+                    + "it parses every command line but the common ones: reinstall viper-settings"
+            )
         )
-        exit(ExitStatus.failure.rawValue)
+    }
+
+    /// Prints `failure` as `settingsctl: MESSAGE` on standard error and exits with its status.
+    private static func exit(with failure: CLIFailure) -> Never {
+        StandardError.write(failure.report + "\n")
+        Glibc.exit(failure.status.rawValue)
     }
 
     /// This executable's path, with symbolic links resolved (`/proc/self/exe`).

@@ -170,8 +170,7 @@ public final class EtcdRemoteSource: RemoteSource {
                 let message = "etcd \(name): range read failed: \(Self.describe(error))"
                 self.logger.warning("\(message)")
                 status.failed(message, at: self.wallTime())
-                retryDelay = self.configuration.backoff.delay(attempt: failures)
-                status.scheduled(nextAttempt: self.wallTime() + Self.seconds(retryDelay))
+                retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
             }
             // Answered once the status is complete, so that a `sync` reports the next attempt too.
             for waiter in waiters { waiter.resume() }
@@ -210,17 +209,15 @@ public final class EtcdRemoteSource: RemoteSource {
                         continue
                     }
                     failures += 1
-                    retryDelay = self.configuration.backoff.delay(attempt: failures)
-                    status.scheduled(nextAttempt: self.wallTime() + Self.seconds(retryDelay))
+                    retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
                 }
             } else {
                 endpointIndex += 1
             }
 
-            let delay = retryDelay
-            let slept = await self.race {
+            let slept = await self.race { [retryDelay] in
                 do {
-                    try await self.clock.sleep(for: delay)
+                    try await self.clock.sleep(for: retryDelay)
                     return .syncRequested
                 } catch {
                     return .cancelled
@@ -228,6 +225,13 @@ public final class EtcdRemoteSource: RemoteSource {
             }
             if case .cancelled = slept { return }
         }
+    }
+
+    /// The backoff delay after `failures` failed attempts in a row, recorded in `status` as the next attempt.
+    private func scheduleRetry(afterFailures failures: Int, status: SyncStatusRecorder) -> Duration {
+        let delay = self.configuration.backoff.delay(attempt: failures)
+        status.scheduled(nextAttempt: self.wallTime() + Self.seconds(delay))
+        return delay
     }
 
     /// Asks the running loop to re-list now and returns once that attempt finished, successfully or not.

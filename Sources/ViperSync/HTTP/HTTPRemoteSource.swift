@@ -1,5 +1,4 @@
 public import AsyncHTTPClient
-import Glibc
 public import Logging
 import NIOCore
 import Synchronization
