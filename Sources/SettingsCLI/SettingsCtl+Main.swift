@@ -19,7 +19,7 @@ extension SettingsCtl {
             if let invocation = FastPathParser.invocation(arguments) {
                 try invocation.run()
             } else {
-                var command = try Self.parseAsRoot(arguments)
+                var command = try Self.parseAsRoot(try CommandLinePreflight.check(arguments))
                 try command.run()
             }
             Glibc.exit(ExitStatus.success.rawValue)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 extension DaemonCommand {
     /// Parses the process's arguments and runs the daemon; exits 2 on a usage error, 1 on a failure.
@@ -12,7 +13,11 @@ extension DaemonCommand {
             }
         } catch {
             let code = Self.exitCode(for: error)
-            Self.exit(withError: code == .validationFailure ? ExitCode(2) : error)
+            guard code == .validationFailure else { Self.exit(withError: error) }
+            // ArgumentParser prints nothing for an ExitCode: print the usage error ourselves, then exit 2.
+            let message = Self.fullMessage(for: error)
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            Self.exit(withError: ExitCode(2))
         }
     }
 }

@@ -22,6 +22,31 @@ struct SettingsctlLauncherTests {
         #expect(!launched.stdout.contains("settingsctl-full") && !launched.stderr.contains("settingsctl-full"))
     }
 
+    @Test(
+        "a usage error names what is wrong and exits 2",
+        arguments: [
+            ([] as [String], "a command is required"), (["shwo", "network"], "did you mean 'show'?"),
+            (["help", "bogus"], "unknown command 'bogus'"), (["--socket=", "get", "k"], "--socket needs a path"),
+        ]
+    )
+    func usageErrors(arguments: [String], message: String) {
+        let result = DaemonHarness.run([Self.settingsctl] + arguments)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains(message), "\(result)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(
+        "viper-settingsd prints a usage error and exits 2",
+        arguments: [(["bogus"], "Unexpected argument 'bogus'"), (["--socket"], "Missing value for '--socket")]
+    )
+    func daemonUsageErrors(arguments: [String], message: String) {
+        let daemon = DaemonHarness.binDirectory.appendingPathComponent("viper-settingsd").path
+        let result = DaemonHarness.run([daemon] + arguments)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains(message), "\(result)")
+    }
+
     @Test("the common command lines run without settingsctl-full; the others name it when it is missing")
     func missingFullInterface() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("viper-ctl-\(UUID().uuidString)")

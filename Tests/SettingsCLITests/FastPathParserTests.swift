@@ -27,11 +27,12 @@ struct FastPathParserTests {
             ["--socket", "/tmp/s", "show", "network"], ["show", "network", "--socket=/tmp/s"],
             ["set", "network.proxy.port", "8080"], ["set", "updates.policy.channels", "stable,beta", "--json"],
             ["--json", "--socket", "/x", "explain", "k"], ["reset", "network"], ["set", "k", "a value with spaces"],
+            ["set", "k", "-5"], ["set", "display.output.scale", "-0.5", "--json"],
         ]
     )
     func agrees(arguments: [String]) throws {
         let fast = try #require(FastPathParser.command(arguments))
-        let parsed = try SettingsCtl.parseAsRoot(arguments)
+        let parsed = try SettingsCtl.parseAsRoot(try CommandLinePreflight.check(arguments))
         #expect(Self.summary(fast) != nil)
         #expect(Self.summary(fast) == Self.summary(parsed))
     }
@@ -40,7 +41,7 @@ struct FastPathParserTests {
         "leaves everything else to ArgumentParser",
         arguments: [
             [], ["--help"], ["-h"], ["--version"], ["help", "get"], ["get", "--help"], ["get"], ["get", "a", "b"],
-            ["set", "k", "--", "-5"], ["set", "k", "-5"], ["--json", "--json", "modules"], ["--socket"],
+            ["set", "k", "--", "-5"], ["set", "k", "-x"], ["--json", "--json", "modules"], ["--socket"],
             ["--socket", "", "modules"], ["--socket=", "modules"], ["--socket", "/a", "--socket", "/b", "modules"],
             ["bogus"], ["modules", "extra"], ["--frobnicate", "modules"], ["--generate-completion-script", "bash"],
         ]

@@ -7,7 +7,7 @@ import Testing
 struct SettingsCtlTests {
     static func status(_ arguments: [String]) -> SettingsAPI.ExitStatus {
         do {
-            _ = try SettingsCtl.parseAsRoot(arguments)
+            _ = try SettingsCtl.parseAsRoot(try CommandLinePreflight.check(arguments))
             return .success
         } catch {
             return SettingsCtl.exitStatus(for: error)
@@ -18,14 +18,20 @@ struct SettingsCtlTests {
         "usage errors exit with 2, not ArgumentParser's 64",
         arguments: [
             ["get"], ["bogus"], ["get", "a", "b"], ["--frobnicate", "modules"], ["set", "k"],
-            ["--socket", "", "modules"],
+            ["--socket", "", "modules"], [], ["help", "bogus"], ["bogus", "x"], ["--socket=", "modules"],
+            ["--json"],
         ]
     )
     func usageErrors(arguments: [String]) {
         #expect(Self.status(arguments) == .usage)
     }
 
-    @Test("help and version exit with 0", arguments: [["--help"], ["--version"], ["get", "--help"], ["help", "set"]])
+    @Test(
+        "help, version and completions exit with 0",
+        arguments: [
+            ["--help"], ["--version"], ["get", "--help"], ["help", "set"], ["--generate-completion-script", "bash"],
+        ]
+    )
     func helpAndVersion(arguments: [String]) {
         #expect(Self.status(arguments) == .success)
     }
@@ -46,6 +52,33 @@ struct SettingsCtlTests {
             #expect(help.contains("\(status.rawValue)  \(status.meaning)"))
         }
         #expect(help.contains("settingsctl --json show network"))
+    }
+
+    @Test(
+        "set takes a negative number as a value, without --",
+        arguments: [["set", "k", "-1"], ["set", "k", "-0.5", "--json"]]
+    )
+    func negativeNumber(arguments: [String]) throws {
+        let parsed = try SettingsCtl.parseAsRoot(try CommandLinePreflight.check(arguments))
+        let command = try #require(parsed as? SetCommand)
+        #expect(command.key == "k" && command.value == arguments[2])
+        #expect(command.global.json == arguments.contains("--json"))
+    }
+
+    @Test("an unknown command is named, with the closest command")
+    func unknownCommand() {
+        let failure = #expect(throws: CLIFailure.self) { try CommandLinePreflight.check(["shwo", "network"]) }
+        #expect(failure?.status == .usage)
+        #expect(failure?.message.contains("unknown command 'shwo'") == true)
+        #expect(failure?.message.contains("did you mean 'show'?") == true)
+        let help = #expect(throws: CLIFailure.self) { try CommandLinePreflight.check(["help", "bogus"]) }
+        #expect(help?.message.contains("unknown command 'bogus'") == true)
+    }
+
+    @Test("--socket= with no path is a usage error and does not swallow the command")
+    func emptySocket() {
+        let failure = #expect(throws: CLIFailure.self) { try CommandLinePreflight.check(["--socket=", "get", "k"]) }
+        #expect(failure?.message == "--socket needs a path")
     }
 
     @Test("set takes a value beginning with '-' after --")

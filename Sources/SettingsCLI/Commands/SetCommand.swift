@@ -9,7 +9,8 @@ package struct SetCommand: SettingsCommand {
         discussion: """
             The daemon reads VALUE by the key's type: 8080, true, 1.25, stable; a list of strings as \
             stable,beta or as a JSON array. Prints the value before and after, or "unchanged" when the host \
-            already had it (then nothing is written). Put -- before a value that begins with '-'.
+            already had it (then nothing is written). A negative number is a value (set KEY -1); put -- before \
+            any other value that begins with '-'.
 
             Examples:
               settingsctl set network.proxy.port 8080

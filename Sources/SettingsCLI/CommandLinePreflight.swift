@@ -1,0 +1,87 @@
+import SettingsAPI
+package import SettingsCLICore
+
+/// Reads a command line before ArgumentParser does, for the cases where ArgumentParser's own answer misleads:
+/// an unknown command (it says "2 unexpected arguments"), `help` with an unknown command and no command at all
+/// (it prints the help and exits 0), `--socket=` with an empty path, and a negative number as a value (it takes
+/// `-1` for an option).
+package enum CommandLinePreflight {
+    /// The subcommand names `settingsctl` knows, `help` included.
+    package static var commandNames: [String] {
+        SettingsCtl.configuration.subcommands.map { $0._commandName } + ["help"]
+    }
+
+    /// `arguments`, with every negative number that stands where a value may stand moved after a `--`, so that
+    /// ArgumentParser reads it as a value; or a usage failure naming what is wrong.
+    package static func check(_ arguments: [String]) throws(CLIFailure) -> [String] {
+        var kept: [String] = []
+        var numbers: [String] = []
+        var command: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                return kept + ["--"] + numbers + arguments[index...]
+            }
+            if argument == "--socket=" || (argument == "--socket" && arguments.dropFirst(index).first == "") {
+                throw CLIFailure(.usage, "--socket needs a path")
+            }
+            if argument == "--socket" || argument == "--generate-completion-script", index < arguments.count {
+                kept += [argument, arguments[index]]
+                index += 1
+                continue
+            }
+            if Self.isNegativeNumber(argument), command != nil {
+                numbers.append(argument)
+                continue
+            }
+            if !argument.hasPrefix("-") {
+                if command == nil {
+                    command = argument
+                    guard Self.commandNames.contains(argument) else { throw Self.unknownCommand(argument) }
+                } else if command == "help", !Self.commandNames.contains(argument) {
+                    throw Self.unknownCommand(argument)
+                }
+            }
+            kept.append(argument)
+        }
+        let standalone = kept.contains { ["-h", "--help", "--version"].contains($0) || $0.hasPrefix("--generate-") }
+        if command == nil, !standalone {
+            throw CLIFailure(.usage, "a command is required (settingsctl --help lists the commands)")
+        }
+        return numbers.isEmpty ? kept : kept + ["--"] + numbers
+    }
+
+    /// Whether `argument` is a negative number (`-1`, `-0.5`, `-1e3`), a value rather than an option.
+    package static func isNegativeNumber(_ argument: String) -> Bool {
+        FastPathParser.isNegativeNumber(argument)
+    }
+
+    /// The failure for an unknown command, with the closest known name when one is close.
+    static func unknownCommand(_ name: String) -> CLIFailure {
+        let closest = Self.commandNames.filter { $0 != "help" }
+            .map { (name: $0, distance: Self.editDistance($0, name)) }
+            .min { $0.distance < $1.distance }
+        var message = "unknown command '\(name)'"
+        if let closest, closest.distance <= 2 || closest.name.hasPrefix(name) {
+            message += "; did you mean '\(closest.name)'?"
+        }
+        return CLIFailure(.usage, message + " (settingsctl --help lists the commands)")
+    }
+
+    /// The Levenshtein distance between `a` and `b`.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for (i, left) in a.enumerated() {
+            var current = [i + 1]
+            for (j, right) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
