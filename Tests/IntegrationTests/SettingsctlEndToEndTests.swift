@@ -5,6 +5,25 @@ import Testing
 /// The user's path from the README: the real daemon and the real settingsctl over a real socket.
 @Suite("settingsctl against viper-settingsd", .serialized)
 struct SettingsctlEndToEndTests {
+    @Test("show on an 80-column terminal fits it, cutting a long value with …; a pipe gets the value whole")
+    func showFitsTheTerminal() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let long = "proxy-" + String(repeating: "x", count: 120) + ".example.org"
+        #expect(daemon.ctl(["set", "network.proxy.host", long]).status == 0)
+        let ctl = daemon.binDirectory.appendingPathComponent("settingsctl").path
+        let inner = "stty cols 80 && \(ctl) --socket \(daemon.socketPath) show network"
+        let terminal = DaemonHarness.run(["/usr/bin/script", "-qec", inner, "/dev/null"])
+        #expect(terminal.status == 0, "\(terminal)")
+        let lines = terminal.stdout.replacingOccurrences(of: "\r", with: "")
+            .replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+            .split(separator: "\n")
+        #expect(lines.contains { $0.contains("network.proxy.host") && $0.contains("…") }, "\(terminal)")
+        for line in lines { #expect(line.count <= 80, "wider than the terminal: \(line)") }
+        #expect(daemon.ctl(["show", "network"]).stdout.contains(long), "a pipe gets the whole value")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("get, set, explain, reset, and values survive a restart")
     func userJourney() throws {
         let daemon = try DaemonHarness()

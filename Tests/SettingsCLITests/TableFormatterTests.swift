@@ -33,4 +33,23 @@ struct TableFormatterTests {
         let table = TableFormatter(columns: [.init(), .init()])
         #expect(table.render([["日本", "x"], ["a\nb", "y"]]) == ["日本  x", "a\\nb  y"])
     }
+
+    @Test("on a terminal of N columns, shrinkable cells are cut with … so that no line is wider than N")
+    func fitsTheTerminal() {
+        let style = TextStyle(isEnabled: false, columns: 40)
+        let table = TableFormatter(columns: [.init(), .init(shrinkable: true), .init(shrinkable: true)], style: style)
+        let long = String(repeating: "v", count: 60)
+        let lines = table.render([["network.proxy.port", .init(long), "Port of the proxy server"], ["k", "1", "t"]])
+        for line in lines { #expect(TableFormatter.width(of: line) <= 40, "\(line)") }
+        #expect(lines[0].hasPrefix("network.proxy.port  v"))
+        #expect(lines[0].contains("…"))
+        #expect(lines[1].hasPrefix("k                   1"))
+        #expect(TableFormatter(columns: table.columns).render([["a", .init(long)]])[0].hasSuffix(long))
+    }
+
+    @Test("cutting counts wide characters as two columns")
+    func truncatesWideCharacters() {
+        #expect(TableFormatter.truncated("日本語テキスト", to: 6) == "日本…")
+        #expect(TableFormatter.truncated("short", to: 8) == "short")
+    }
 }

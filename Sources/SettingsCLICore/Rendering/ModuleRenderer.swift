@@ -18,17 +18,30 @@ package enum ModuleRenderer {
     package static let modifiedMarker = "*"
     /// The marker of an item the fleet mandates.
     package static let lockedMarker = "[locked]"
+    /// What the markers mean.
+    package static let legendEntries = [
+        "\(modifiedMarker) modified (not the schema default)",
+        "\(lockedMarker) mandated by the fleet; local changes are refused",
+    ]
     /// The line that explains the markers.
-    package static let legend =
-        "\(modifiedMarker) modified (not the schema default)   \(lockedMarker) mandated by the fleet;"
-        + " local changes are refused"
+    package static let legend = legendEntries.joined(separator: "   ")
+
+    /// The legend on one line, or one line per marker when one line does not fit `columns`.
+    static func legend(fitting columns: Int?) -> [String] {
+        guard let columns, TableFormatter.width(of: Self.legend) > columns else { return [Self.legend] }
+        return Self.legendEntries
+    }
 
     /// The text, lines joined with newlines, without a final newline.
     package static func render(_ model: ModuleViewModel, style: TextStyle = .plain) -> String {
         var lines = ["\(style.strong(model.title)) (\(model.module), revision \(model.revision))"]
         if !model.description.isEmpty { lines.append(TableFormatter.printable(model.description)) }
 
-        let table = TableFormatter(columns: Array(repeating: .init(), count: 5), indent: 2, style: style)
+        // On a terminal the value and the title are cut short (…) to fit its width; --json gives them whole.
+        let columns: [TableFormatter.Column] = [
+            .init(), .init(shrinkable: true), .init(), .init(), .init(shrinkable: true),
+        ]
+        let table = TableFormatter(columns: columns, indent: 2, style: style)
         let rows = model.sections.flatMap { section in section.items.map(Self.row) }
         var itemLines = table.render(rows)[...]
         for section in model.sections {
@@ -43,7 +56,7 @@ package enum ModuleRenderer {
             lines.append(style.faint("(no settings)"))
         }
         lines.append("")
-        lines.append(style.faint(Self.legend))
+        lines += Self.legend(fitting: style.columns).map(style.faint)
         return lines.joined(separator: "\n")
     }
 

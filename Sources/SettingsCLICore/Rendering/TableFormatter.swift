@@ -9,16 +9,22 @@ package struct TableFormatter: Sendable {
         case right
     }
 
-    /// A column: its heading (none for a table without a header row) and alignment.
+    /// A column: its heading (none for a table without a header row), alignment, and whether its cells may be
+    /// cut short (ending in `…`) so that the table fits ``TextStyle/columns``.
     package struct Column: Sendable, Hashable {
         package var header: String
         package var alignment: Alignment
+        package var shrinkable: Bool
 
-        package init(_ header: String = "", alignment: Alignment = .left) {
+        package init(_ header: String = "", alignment: Alignment = .left, shrinkable: Bool = false) {
             self.header = header
             self.alignment = alignment
+            self.shrinkable = shrinkable
         }
     }
+
+    /// The narrowest a shrinkable column gets.
+    package static let minimumShrunkWidth = 8
 
     /// One cell: its text and how to emphasize it.
     package struct Cell: Sendable, Hashable, ExpressibleByStringLiteral {
@@ -70,18 +76,50 @@ package struct TableFormatter: Sendable {
                 widths[index] = max(widths[index], Self.width(of: cell.text))
             }
         }
+        if let limit = self.style.columns { widths = self.fitting(widths, into: limit) }
         let margin = String(repeating: " ", count: self.indent)
         let gap = String(repeating: " ", count: self.spacing)
         return table.map { row in
             var line = margin
             for (index, cell) in row.enumerated() {
                 if index > 0 { line += gap }
-                let padding = String(repeating: " ", count: widths[index] - Self.width(of: cell.text))
-                let text = self.style.apply(cell.emphasis, to: cell.text)
+                let shown = Self.truncated(cell.text, to: widths[index])
+                let padding = String(repeating: " ", count: widths[index] - Self.width(of: shown))
+                let text = self.style.apply(cell.emphasis, to: shown)
                 line += self.columns[index].alignment == .left ? text + padding : padding + text
             }
             return Self.trimmingTrailingSpaces(line)
         }
+    }
+
+    /// `widths` with the shrinkable columns narrowed, widest first, until a line fits `limit` columns or every
+    /// shrinkable column is at ``minimumShrunkWidth``.
+    func fitting(_ widths: [Int], into limit: Int) -> [Int] {
+        var widths = widths
+        let fixed = self.indent + self.spacing * max(0, widths.count - 1)
+        while fixed + widths.reduce(0, +) > limit {
+            let candidates = widths.indices.filter {
+                self.columns[$0].shrinkable && widths[$0] > Self.minimumShrunkWidth
+            }
+            guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
+            let excess = fixed + widths.reduce(0, +) - limit
+            widths[widest] = max(Self.minimumShrunkWidth, widths[widest] - excess)
+        }
+        return widths
+    }
+
+    /// `text` cut to `width` columns, ending in `…` when it was cut.
+    package static func truncated(_ text: String, to width: Int) -> String {
+        guard Self.width(of: text) > width else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let size = Self.width(of: String(character))
+            if used + size > width - 1 { break }
+            result.append(character)
+            used += size
+        }
+        return result + "…"
     }
 
     /// The number of terminal columns `text` takes: two for East Asian wide characters and emoji,

@@ -13,19 +13,30 @@ package struct TextStyle: Sendable, Hashable {
 
     /// Whether escape sequences are written at all.
     package var isEnabled: Bool
+    /// The width of the terminal, in columns, that tables must fit; `nil` for pipes and files (no limit).
+    package var columns: Int?
 
-    package init(isEnabled: Bool) {
+    package init(isEnabled: Bool, columns: Int? = nil) {
         self.isEnabled = isEnabled
+        self.columns = columns
     }
 
-    /// No escape sequences: for pipes, files and tests.
+    /// No escape sequences, no width: for pipes, files and tests.
     package static let plain = TextStyle(isEnabled: false)
 
-    /// The style for standard output: colour on a terminal, unless `NO_COLOR` is set or `TERM` is `dumb`.
+    /// The style for standard output: colour on a terminal, unless `NO_COLOR` is set or `TERM` is `dumb`; on a
+    /// terminal, tables fit its width (`COLUMNS` overrides the width the terminal reports).
     package static var standardOutput: TextStyle {
         let noColor = ProcessEnvironment.value("NO_COLOR").map { !$0.isEmpty } ?? false
         let dumb = ProcessEnvironment.value("TERM") == "dumb"
-        return TextStyle(isEnabled: !noColor && !dumb && ProcessEnvironment.isTerminal(1))
+        let terminal = ProcessEnvironment.isTerminal(1)
+        var columns: Int?
+        if terminal {
+            columns =
+                ProcessEnvironment.value("COLUMNS").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+                ?? ProcessEnvironment.terminalColumns(1)
+        }
+        return TextStyle(isEnabled: !noColor && !dumb && terminal, columns: columns)
     }
 
     /// `text` with `emphasis`, or `text` itself when the style is off or the text is empty.

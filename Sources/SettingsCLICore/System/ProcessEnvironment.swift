@@ -18,6 +18,13 @@ package enum ProcessEnvironment {
         isatty(descriptor) == 1
     }
 
+    /// The number of columns of the terminal on `descriptor`, or `nil` when it is not a terminal.
+    package static func terminalColumns(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// The text of an `errno` value, e.g. "No such file or directory".
     package static func describe(errno code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
