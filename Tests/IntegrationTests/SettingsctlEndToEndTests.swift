@@ -24,6 +24,21 @@ struct SettingsctlEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a local value equal to the default is marked and counted as modified, as the legend says")
+    func modifiedMeansSetNotDifferent() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        #expect(daemon.ctl(["set", "network.proxy.port", "3128"]).status == 0)
+        let show = daemon.ctl(["show", "network"]).stdout
+        let line = show.split(separator: "\n").first { $0.contains("network.proxy.port") } ?? ""
+        #expect(line.contains("3128") && line.contains("*"), "\(show)")
+        #expect(show.contains("* set here or by the fleet (not the schema default)"), "\(show)")
+        let modules = try JSONValue(parsing: daemon.ctl(["--json", "modules"]).stdout)
+        let network = modules["modules"]?.arrayValue?.first { $0["name"] == "network" }
+        #expect(network?["modified"] == 1, "\(modules)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("get, set, explain, reset, and values survive a restart")
     func userJourney() throws {
         let daemon = try DaemonHarness()

@@ -8,7 +8,8 @@ package struct ShowCommand: SettingsCommand {
         abstract: "Show a module's settings, section by section.",
         discussion: """
             Prints the module's title and description, then each section as a heading over its keys, their \
-            values and titles. \(ModuleRenderer.modifiedMarker) marks a value that is not the schema default; \
+            values and titles. \(ModuleRenderer.modifiedMarker) marks a value set on this host or by the fleet (so not taken \
+            from the schema default, even when it is equal to it); \
             \(ModuleRenderer.lockedMarker) marks a value the fleet mandates, which local changes cannot override.
 
             Examples:

@@ -11,7 +11,7 @@ package import SettingsAPI
 ///   network.proxy.mode  manual  *  [locked]  Proxy mode
 ///   network.proxy.port  3128                 Port
 ///
-/// * modified (not the schema default)   [locked] mandated by the fleet; local changes are refused
+/// * set here or by the fleet (not the schema default)   [locked] mandated by the fleet; local changes are refused
 /// ```
 package enum ModuleRenderer {
     /// The marker of an item whose value is not the schema default.
@@ -20,7 +20,7 @@ package enum ModuleRenderer {
     package static let lockedMarker = "[locked]"
     /// What the markers mean.
     package static let legendEntries = [
-        "\(modifiedMarker) modified (not the schema default)",
+        "\(modifiedMarker) set here or by the fleet (not the schema default)",
         "\(lockedMarker) mandated by the fleet; local changes are refused",
     ]
     /// The line that explains the markers.
