@@ -50,29 +50,23 @@ public struct Daemon: Sendable {
         let recorder = SyncStatusRecorder(source: self.configuration.remote)
         let remote = try RemoteSourceFactory.make(configuration: self.configuration, logger: logger)
         let source = remote?.source
-        let syncInteractor = RemoteSyncInteractor(
-            schemas: { catalog.current },
-            repository: repository,
-            status: recorder,
-            logger: logger
-        )
+        let accounts = SystemAccountDirectory()
         let builder = SettingsModuleBuilder(
             repository: repository,
-            accounts: SystemAccountDirectory(),
+            accounts: accounts,
             logger: logger,
             remoteRevision: { recorder.snapshot.revision }
         )
-        let router = SettingsRouter(
-            presenters: catalog.current.map(builder.build(schema:)),
-            sync: SyncPresenter(
-                recorder: recorder,
-                source: source,
-                interactor: syncInteractor,
-                schemas: { catalog.current },
-                version: ViperSettingsVersion.current,
-                now: { WallClock.now() }
-            )
+        let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger).build(
+            source: source,
+            recorder: recorder,
+            schemas: { catalog.current },
+            minimumInterval: self.configuration.syncMinimumInterval,
+            version: ViperSettingsVersion.current,
+            now: { WallClock.now() }
         )
+        await sync.interactor.restoreRevision()
+        let router = SettingsRouter(presenters: catalog.current.map(builder.build(schema:)), sync: sync.presenter)
         let server = VarlinkServer(
             configuration: self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
@@ -128,7 +122,9 @@ public struct Daemon: Sendable {
             )
         }
         if let source {
-            services.append(.init(service: SyncService(source: source, interactor: syncInteractor, recorder: recorder)))
+            services.append(
+                .init(service: SyncService(source: source, interactor: sync.interactor, recorder: recorder))
+            )
         }
         services.append(
             .init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger))
@@ -166,14 +162,17 @@ public struct Daemon: Sendable {
             version: ViperSettingsVersion.current,
             url: "https://github.com/viper-settings/viper-settings",
             maximumMessageSize: self.configuration.maximumMessageSize,
-            maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID
+            maximumConnections: self.configuration.maximumConnections,
+            maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID,
+            idleTimeout: self.configuration.idleTimeout,
+            limitErrorName: "\(SettingsFailure.interface).TooManyConnections"
         )
     }
 
     /// The one-line `STATUS=` text.
-    static func status(of schemas: [ModuleSchema], sync: SyncStatusRecorder.Snapshot) -> String {
+    static func status(of schemas: [ModuleSchema], sync: SyncStatus) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
-        let remote = sync.state == "off" ? "remote sync off" : "remote sync \(sync.state) from \(sync.source)"
+        let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
         return "serving \(schemas.count) modules, \(keys) keys; \(remote)"
     }
 }
