@@ -155,6 +155,21 @@ public struct Daemon: Sendable {
         if let activated {
             self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])
         }
+        let descriptors = DescriptorLimit.current()
+        let maximumConnections = DescriptorLimit.connectionCap(
+            configured: self.configuration.maximumConnections,
+            limit: descriptors
+        )
+        if maximumConnections < self.configuration.maximumConnections {
+            self.logger.warning(
+                """
+                max-connections lowered from \(self.configuration.maximumConnections) to \(maximumConnections): the \
+                descriptor limit is \(descriptors ?? 0) and \(DescriptorLimit.reserved) are kept for files and the \
+                remote (raise LimitNOFILE= or ulimit -n)
+                """,
+                metadata: ["max_connections": "\(maximumConnections)", "descriptor_limit": "\(descriptors ?? 0)"]
+            )
+        }
         return VarlinkServerConfiguration(
             endpoint: activated.map { .listeningDescriptor($0.fd) } ?? .path(self.configuration.socketPath),
             vendor: "viper-settings",
@@ -162,7 +177,7 @@ public struct Daemon: Sendable {
             version: ViperSettingsVersion.current,
             url: "https://github.com/viper-settings/viper-settings",
             maximumMessageSize: self.configuration.maximumMessageSize,
-            maximumConnections: self.configuration.maximumConnections,
+            maximumConnections: maximumConnections,
             maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID,
             idleTimeout: self.configuration.idleTimeout,
             limitErrorName: "\(SettingsFailure.interface).TooManyConnections"
