@@ -78,7 +78,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         if let path {
             targets = [try self.item(at: path)]
         }
-        try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" } ?? self.schema.name, method: "Reset")
+        try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" }, method: "Reset")
         let module = self.schema.name
         let schema = self.schema
         let (before, after) = try await self.update { state throws(SettingsFailure) in
@@ -126,20 +126,21 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         return (String(parts[0]), item)
     }
 
-    /// Lets root and the module's writers through; logs every denial as an audit entry at notice.
-    private func authorize(_ caller: Caller, key: String, method: String) throws(SettingsFailure) {
+    /// Lets root and the module's writers through; logs every denial as an audit entry at notice. `key` is `nil`
+    /// for the whole module.
+    private func authorize(_ caller: Caller, key: String?, method: String) throws(SettingsFailure) {
         let writers = self.schema.writers
         if caller.mayWrite(writers, accounts: self.accounts) { return }
+        var metadata: Logger.Metadata = [
+            "method": "\(method)",
+            "client_uid": "\(caller.uid)",
+            "client_pid": "\(caller.pid)",
+            "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
+        ]
+        if let key { metadata["key"] = "\(key)" }
         self.logger.notice(
-            "permission denied: uid \(caller.uid) may not \(method.lowercased()) \(key)",
-            metadata: [
-                "key": "\(key)",
-                "method": "\(method)",
-                "client_uid": "\(caller.uid)",
-                "client_pid": "\(caller.pid)",
-                "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
-                "source": "local",
-            ]
+            "permission denied: uid \(caller.uid) may not \(method.lowercased()) \(key ?? self.schema.name)",
+            metadata: metadata
         )
         var allowed = ["root"]
         if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
