@@ -8,8 +8,12 @@ public struct ConfigurationFile: Sendable, Equatable {
         "log-level": "trace, debug, info, notice, warning, error or critical",
         "max-message-size": "largest client message in bytes",
         "max-connections-per-uid": "connections one user may hold at once",
+        "max-connections": "connections all users may hold at once (kept below the descriptor limit)",
+        "idle-timeout": "seconds a connection may stay without a call before it is closed; 0 for no limit",
         "remote": "remote source: https://host/path.json, http://…, or etcd://host:port[,host:port…]/PREFIX",
         "remote-poll-interval": "seconds between polls of an HTTP(S) remote",
+        "remote-timeout": "seconds a whole HTTP(S) request (connect, headers and body) may take",
+        "sync-min-interval": "seconds after a sync during which a new sync request shares its outcome",
         "remote-token-file": "file holding a bearer token for an HTTP(S) remote",
         "remote-ca-file": "PEM file of CA certificates to trust for an HTTPS remote",
     ]

@@ -50,29 +50,23 @@ public struct Daemon: Sendable {
         let recorder = SyncStatusRecorder(source: self.configuration.remote)
         let remote = try RemoteSourceFactory.make(configuration: self.configuration, logger: logger)
         let source = remote?.source
-        let syncInteractor = RemoteSyncInteractor(
-            schemas: { catalog.current },
-            repository: repository,
-            status: recorder,
-            logger: logger
-        )
+        let accounts = SystemAccountDirectory()
         let builder = SettingsModuleBuilder(
             repository: repository,
-            accounts: SystemAccountDirectory(),
+            accounts: accounts,
             logger: logger,
             remoteRevision: { recorder.snapshot.revision }
         )
-        let router = SettingsRouter(
-            presenters: catalog.current.map(builder.build(schema:)),
-            sync: SyncPresenter(
-                recorder: recorder,
-                source: source,
-                interactor: syncInteractor,
-                schemas: { catalog.current },
-                version: ViperSettingsVersion.current,
-                now: { WallClock.now() }
-            )
+        let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger).build(
+            source: source,
+            recorder: recorder,
+            schemas: { catalog.current },
+            minimumInterval: self.configuration.syncMinimumInterval,
+            version: ViperSettingsVersion.current,
+            now: { WallClock.now() }
         )
+        await sync.interactor.restoreRevision()
+        let router = SettingsRouter(presenters: catalog.current.map(builder.build(schema:)), sync: sync.presenter)
         let server = VarlinkServer(
             configuration: self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
@@ -128,7 +122,9 @@ public struct Daemon: Sendable {
             )
         }
         if let source {
-            services.append(.init(service: SyncService(source: source, interactor: syncInteractor, recorder: recorder)))
+            services.append(
+                .init(service: SyncService(source: source, interactor: sync.interactor, recorder: recorder))
+            )
         }
         services.append(
             .init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger))
@@ -159,6 +155,21 @@ public struct Daemon: Sendable {
         if let activated {
             self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])
         }
+        let descriptors = DescriptorLimit.current()
+        let maximumConnections = DescriptorLimit.connectionCap(
+            configured: self.configuration.maximumConnections,
+            limit: descriptors
+        )
+        if maximumConnections < self.configuration.maximumConnections {
+            self.logger.warning(
+                """
+                max-connections lowered from \(self.configuration.maximumConnections) to \(maximumConnections): the \
+                descriptor limit is \(descriptors ?? 0) and \(DescriptorLimit.reserved) are kept for files and the \
+                remote (raise LimitNOFILE= or ulimit -n)
+                """,
+                metadata: ["max_connections": "\(maximumConnections)", "descriptor_limit": "\(descriptors ?? 0)"]
+            )
+        }
         return VarlinkServerConfiguration(
             endpoint: activated.map { .listeningDescriptor($0.fd) } ?? .path(self.configuration.socketPath),
             vendor: "viper-settings",
@@ -166,14 +177,17 @@ public struct Daemon: Sendable {
             version: ViperSettingsVersion.current,
             url: "https://github.com/viper-settings/viper-settings",
             maximumMessageSize: self.configuration.maximumMessageSize,
-            maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID
+            maximumConnections: maximumConnections,
+            maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID,
+            idleTimeout: self.configuration.idleTimeout,
+            limitErrorName: "\(SettingsFailure.interface).TooManyConnections"
         )
     }
 
     /// The one-line `STATUS=` text.
-    static func status(of schemas: [ModuleSchema], sync: SyncStatusRecorder.Snapshot) -> String {
+    static func status(of schemas: [ModuleSchema], sync: SyncStatus) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
-        let remote = sync.state == "off" ? "remote sync off" : "remote sync \(sync.state) from \(sync.source)"
+        let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
         return "serving \(schemas.count) modules, \(keys) keys; \(remote)"
     }
 }

@@ -14,10 +14,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumMessageSize: Int
     /// How many connections one uid may hold at once.
     public var maximumConnectionsPerUID: Int
+    /// How many connections all clients may hold at once; kept below the descriptor limit at start.
+    public var maximumConnections: Int = 1000
+    /// How long a connection may stay without a call before it is closed; `nil` for no limit.
+    public var idleTimeout: Duration? = .seconds(60)
     /// The remote source (`https://…`, `http://…` or `etcd://host:port[,…]/PREFIX`); `nil`: sync is off.
     public var remote: String?
     /// How often an HTTP(S) remote is polled.
     public var remotePollInterval: Duration = .seconds(60)
+    /// The longest a whole HTTP(S) exchange (connect, headers and body) may take.
+    public var remoteTimeout: Duration = .seconds(30)
+    /// A `sync` asked for this soon after the last one ended shares its outcome instead of asking the remote again.
+    public var syncMinimumInterval: Duration = .seconds(1)
     /// A file holding a bearer token for an HTTP(S) remote (works with systemd's LoadCredential=).
     public var remoteTokenFile: String?
     /// A file of CA certificates (PEM) to trust for an HTTPS remote.

@@ -50,6 +50,30 @@ struct DaemonFlags: Sendable {
             }
             configuration.maximumConnectionsPerUID = value
         }
+        if let text = file?.values["max-connections"] {
+            guard let value = Int(text), value >= 1 else {
+                throw ConfigurationError("\(file!.path): max-connections must be a number >= 1")
+            }
+            configuration.maximumConnections = value
+        }
+        if let text = file?.values["idle-timeout"] {
+            guard let seconds = Double(text), seconds >= 0 else {
+                throw ConfigurationError("\(file!.path): idle-timeout must be a number of seconds >= 0 (0: no limit)")
+            }
+            configuration.idleTimeout = seconds == 0 ? nil : .milliseconds(Int64(seconds * 1000))
+        }
+        if let text = file?.values["remote-timeout"] {
+            guard let seconds = Double(text), seconds >= 1 else {
+                throw ConfigurationError("\(file!.path): remote-timeout must be a number of seconds >= 1")
+            }
+            configuration.remoteTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let text = file?.values["sync-min-interval"] {
+            guard let seconds = Double(text), seconds >= 0 else {
+                throw ConfigurationError("\(file!.path): sync-min-interval must be a number of seconds >= 0")
+            }
+            configuration.syncMinimumInterval = .milliseconds(Int64(seconds * 1000))
+        }
         if let remote = self.remote ?? file?.values["remote"], !remote.isEmpty, remote != "off" {
             configuration.remote = remote
         }

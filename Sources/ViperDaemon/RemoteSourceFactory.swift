@@ -17,6 +17,7 @@ enum RemoteSourceFactory {
             let http = HTTPSourceConfiguration(
                 url: remote,
                 pollInterval: configuration.remotePollInterval,
+                requestTimeout: configuration.remoteTimeout,
                 bearerTokenFile: configuration.remoteTokenFile,
                 caFile: configuration.remoteCAFile
             )

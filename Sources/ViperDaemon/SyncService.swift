@@ -4,7 +4,7 @@ import ViperSettings
 /// Runs the remote source until graceful shutdown, applying every snapshot through the sync Interactor.
 struct SyncService: Service {
     let source: any RemoteSource
-    let interactor: RemoteSyncInteractor
+    let interactor: SyncInteractor
     let recorder: SyncStatusRecorder
 
     func run() async throws {

@@ -190,6 +190,35 @@ extension RepositoryConformance {
             "after a remote update of the revision alone and reopening the state is \(state)"
         )
     }
+
+    /// The remote source's revision is stored with the remote layers, kept by local updates and by a remote update
+    /// that does not name one, and survives reopening.
+    public func checkRemoteRevisionIsStored() async throws {
+        var repository = try await self.makeRepository()
+        _ = try await repository.updateRemote(module: "network") { _ in
+            RemoteChange(
+                recommended: ["proxy.mode": .string("auto")],
+                mandatory: [:],
+                revision: 1,
+                remoteRevision: "r7"
+            )
+        }
+        _ = try await repository.update(module: "network") { state in
+            LocalChange(set: ["proxy.port": .int(3128)], revision: state.revision + 1)
+        }
+        _ = try await repository.updateRemote(module: "network") { state in
+            RemoteChange(recommended: ["proxy.mode": .string("manual")], mandatory: [:], revision: state.revision)
+        }
+        var state = try await repository.state(of: "network")
+        try expect(state.remoteRevision == "r7", "the remote revision is \(state.remoteRevision ?? "nil"), expected r7")
+        guard let reopen = self.reopen else { return }
+        repository = try await reopen(repository)
+        state = try await repository.state(of: "network")
+        try expect(
+            state.remoteRevision == "r7",
+            "after reopening the remote revision is \(state.remoteRevision ?? "nil"), expected r7"
+        )
+    }
 }
 
 /// The error the remote checks make `decide` throw.

@@ -54,6 +54,7 @@ public struct RepositoryConformance: Sendable {
         try await self.checkNilRemoteDecisionChangesNothing()
         try await self.checkLocalAndRemoteUpdatesInterleave()
         try await self.checkRevisionSurvivesReopenWhicheverKindIsLatest()
+        try await self.checkRemoteRevisionIsStored()
     }
 
     /// A module nothing was stored for is ``ModuleState/empty``, and `decide` sees it so.

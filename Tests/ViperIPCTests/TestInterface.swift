@@ -2,6 +2,7 @@ import NIOPosix
 import SettingsAPI
 import Synchronization
 import ViperIPC
+import ViperSettings
 
 /// `org.example.test`, an interface whose methods exercise the server's call handling.
 final class TestInterface: VarlinkInterface {
@@ -47,7 +48,7 @@ final class TestInterface: VarlinkInterface {
     /// Fires when `Forever` ended, i.e. was cancelled.
     let foreverEnded = TestSignal()
 
-    func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: any VarlinkReplySink) async throws {
+    func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         self.calls.withLock { $0.append(call) }
         switch call.methodName {
         case "Echo":
@@ -67,6 +68,7 @@ final class TestInterface: VarlinkInterface {
         case "WhoAmI":
             try await replies.reply([
                 "pid": .int(Int64(peer.pid)), "uid": .int(Int64(peer.uid)), "gid": .int(Int64(peer.gid)),
+                "groups": .array(peer.groups.map { .int(Int64($0)) }),
             ])
         case "Crash":
             throw TestInterfaceCrash()

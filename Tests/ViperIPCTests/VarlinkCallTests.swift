@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SettingsAPI
 import Testing
@@ -235,12 +236,49 @@ struct VarlinkCallTests {
         try await TestServer.with { server in
             try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
                 let reply = try await client.call(#"{"method": "org.example.test.WhoAmI"}"#)
-                #expect(
-                    reply["parameters"]
-                        == ["pid": .int(Int64(getpid())), "uid": .int(Int64(getuid())), "gid": .int(Int64(getgid()))]
-                )
+                #expect(reply["parameters"]?["pid"] == .int(Int64(getpid())))
+                #expect(reply["parameters"]?["uid"] == .int(Int64(getuid())))
+                #expect(reply["parameters"]?["gid"] == .int(Int64(getgid())))
+                var groups = [gid_t](repeating: 0, count: Int(getgroups(0, nil)))
+                _ = getgroups(Int32(groups.count), &groups)
+                let seen = reply["parameters"]?["groups"]?.arrayValue?.compactMap(\.intValue) ?? []
+                #expect(Set(seen) == Set(groups.map(Int64.init)))
             }
         }
+    }
+
+    @Test(
+        "The handler sees the supplementary groups the kernel reports: none, a few with group 0, or many",
+        .enabled(if: getuid() == 0, "setting another process's groups needs root"),
+        arguments: [[], [0, 5, 100], Array(stride(from: 0, to: 3000, by: 37))] as [[UInt32]]
+    )
+    func peerGroups(_ groups: [UInt32]) async throws {
+        try await TestServer.with { server in
+            let script = """
+                import json, socket
+                s = socket.socket(socket.AF_UNIX); s.connect(\(String(reflecting: server.socketPath)))
+                s.sendall(b'{"method": "org.example.test.WhoAmI"}\\0'); data = b''
+                while not data.endswith(b'\\0'): data += s.recv(65536)
+                print(json.dumps(json.loads(data[:-1])["parameters"]["groups"]))
+                """
+            let setGroups =
+                groups.isEmpty ? "--clear-groups" : "--groups=\(groups.map(String.init).joined(separator: ","))"
+            let output = try Self.output(of: ["/usr/bin/setpriv", setGroups, "/usr/bin/python3", "-c", script])
+            #expect(output == "[\(groups.sorted().map(String.init).joined(separator: ", "))]\n")
+        }
+    }
+
+    /// Runs `command` and returns what it printed.
+    private static func output(of command: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     @Test("A call is handled on its connection's event loop, with no switch to another thread")

@@ -4,7 +4,7 @@ import ViperIPC
 
 @Suite("Varlink connection limits", .timeLimit(.minutes(1)))
 struct VarlinkLimitTests {
-    @Test("A connection over the per-uid limit is closed; one fits again after another closed")
+    @Test("A connection over the per-uid limit gets an error naming the limit, then is closed; one fits again later")
     func perUIDLimit() async throws {
         try await TestServer.with(maximumConnectionsPerUID: 2) { server in
             try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
@@ -12,8 +12,13 @@ struct VarlinkLimitTests {
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
                     #expect(try await second.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
                     try await TestVarlinkClient.withConnection(to: server.socketPath) { third in
-                        // The server may close a refused connection before the call is even written.
-                        try? await third.send(#"{"method": "org.example.test.Echo"}"#)
+                        try await third.send(#"{"method": "org.example.test.Echo"}"#)
+                        #expect(
+                            try await third.readReply() == [
+                                "error": "org.varlink.service.TooManyConnections",
+                                "parameters": ["limit": "max-connections-per-uid", "maximum": 2],
+                            ]
+                        )
                         try await third.expectClosed()
                     }
                 }
@@ -22,14 +27,19 @@ struct VarlinkLimitTests {
         }
     }
 
-    @Test("A connection over the total limit is closed")
+    @Test("A connection over the total limit gets an error naming the limit, then is closed")
     func totalLimit() async throws {
         try await TestServer.with(maximumConnections: 1) { server in
             try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
                 #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
-                    // The server may close a refused connection before the call is even written.
-                    try? await second.send(#"{"method": "org.example.test.Echo"}"#)
+                    try await second.send(#"{"method": "org.example.test.Echo"}"#)
+                    #expect(
+                        try await second.readReply() == [
+                            "error": "org.varlink.service.TooManyConnections",
+                            "parameters": ["limit": "max-connections", "maximum": 1],
+                        ]
+                    )
                     try await second.expectClosed()
                 }
                 #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
@@ -64,10 +74,11 @@ struct VarlinkLimitTests {
     /// Connects until a call is served: the server uncounts a closed connection asynchronously.
     private static func expectServedEventually(at path: String) async throws {
         for _ in 0..<1000 {
-            // The server may close a refused connection before the call is written: that counts as not served.
+            // A refused connection gets an error reply: that counts as not served.
             let served = try? await TestVarlinkClient.withConnection(to: path) { client in
                 try await client.send(#"{"method": "org.example.test.Echo"}"#)
-                return try await client.readMessage() != nil
+                guard let reply = try await client.readMessage() else { return false }
+                return reply["error"] == nil
             }
             if served == true { return }
         }

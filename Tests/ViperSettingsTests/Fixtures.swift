@@ -30,7 +30,8 @@ enum Fixtures {
     static let root = Caller(uid: 0, gid: 0, pid: 42)
     static let alice = Caller(uid: 1000, gid: 1000, pid: 43)
     static let bob = Caller(uid: 1001, gid: 1001, pid: 44)
-    static let carol = Caller(uid: 1002, gid: 1002, pid: 45)
+    /// In netadmin (gid 2000) as a supplementary group.
+    static let carol = Caller(uid: 1002, gid: 1002, pid: 45, groups: [2000])
 }
 
 /// Accounts for tests: alice is a named writer, carol is in netadmin, bob is nobody special.
@@ -39,7 +40,7 @@ struct FakeAccounts: AccountDirectory {
         [1000: "alice", 1001: "bob", 1002: "carol"][uid]
     }
 
-    func groupNames(uid: UInt32, gid: UInt32) -> [String] {
-        uid == 1002 ? ["carol", "netadmin"] : []
+    func groupName(gid: UInt32) -> String? {
+        [1000: "alice", 1001: "bob", 1002: "carol", 2000: "netadmin"][gid]
     }
 }

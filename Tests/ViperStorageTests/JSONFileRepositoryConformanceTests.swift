@@ -65,6 +65,9 @@ struct JSONFileRepositoryConformanceTests {
     @Test("a nil or throwing remote decision changes nothing")
     func nilRemoteDecision() async throws { try await self.suite().checkNilRemoteDecisionChangesNothing() }
 
+    @Test("the remote source's revision is stored with the remote layers and survives reopening")
+    func remoteRevisionStored() async throws { try await self.suite().checkRemoteRevisionIsStored() }
+
     @Test("local and remote updates interleave atomically and survive reopening")
     func localAndRemoteInterleave() async throws { try await self.suite().checkLocalAndRemoteUpdatesInterleave() }
 

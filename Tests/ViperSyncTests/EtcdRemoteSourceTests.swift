@@ -70,7 +70,7 @@ struct EtcdRemoteSourceTests {
                 "display": RemoteModuleValues(recommended: ["night.enabled": true]),
             ]
         )
-        #expect(status.snapshot.state == "ok")
+        #expect(status.snapshot.state == .ok)
         #expect(status.snapshot.revision == String(revision))
         #expect(status.snapshot.nextAttempt == nil)
     }
@@ -97,7 +97,7 @@ struct EtcdRemoteSourceTests {
             try await Self.waitFor("the delete's revision in the status") {
                 status.snapshot.revision == String(delete)
             }
-            #expect(status.snapshot.state == "ok")
+            #expect(status.snapshot.state == .ok)
             #expect(log.count == 5)  // the range read and one per change: no spurious re-lists
         }
     }
@@ -176,7 +176,7 @@ struct EtcdRemoteSourceTests {
             }
             #expect(snapshot.modules["m"]?.recommended.count == 21)
             #expect(snapshot.modules["m"]?.mandatory["s.done"] == true)
-            try await Self.waitFor("state ok after failover") { status.snapshot.state == "ok" }
+            try await Self.waitFor("state ok after failover") { status.snapshot.state == .ok }
         }
     }
 
@@ -213,7 +213,7 @@ struct EtcdRemoteSourceTests {
         let status = SyncStatusRecorder(source: source.endpointDescription)
         try await Self.running(source, log: log, status: status) {
             try await Self.waitFor("a recorded failure") {
-                status.snapshot.state == "failing" && status.snapshot.nextAttempt != nil
+                status.snapshot.state == .failing && status.snapshot.nextAttempt != nil
                     && status.snapshot.lastError?.contains("range read failed") == true
             }
             #expect(status.snapshot.lastSuccess == nil)
@@ -221,7 +221,7 @@ struct EtcdRemoteSourceTests {
             try await cluster.start()
             try await EtcdTestClient(ports: cluster.clientPorts).put("viper/m/recommended/s.k", #""up""#)
             _ = try await log.wait("the value once etcd is up") { $0.modules["m"]?.recommended["s.k"] == "up" }
-            try await Self.waitFor("state ok") { status.snapshot.state == "ok" }
+            try await Self.waitFor("state ok") { status.snapshot.state == .ok }
             #expect(status.snapshot.lastError == nil)
             #expect(status.snapshot.nextAttempt == nil)
             #expect(status.snapshot.lastSuccess != nil)

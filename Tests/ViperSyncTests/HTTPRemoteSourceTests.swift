@@ -45,14 +45,14 @@ struct HTTPRemoteSourceTests {
             #expect(snapshot.revision == "r1")
             #expect(snapshot.modules["network"]?.recommended["proxy.mode"] == .string("auto"))
             #expect(snapshot.modules["network"]?.mandatory["proxy.port"] == .int(8080))
-            #expect(harness.status.snapshot.state == "ok")
+            #expect(harness.status.snapshot.state == .ok)
             #expect(harness.status.snapshot.revision == "r1")
             #expect(harness.status.snapshot.lastSuccess != nil)
             #expect(harness.status.snapshot.nextAttempt != nil)
 
             await source.syncNow()
             #expect(harness.applied.count == 1)
-            #expect(harness.status.snapshot.state == "ok")
+            #expect(harness.status.snapshot.state == .ok)
             #expect(harness.status.snapshot.revision == "r1")
             let log = try await nginx.accessLog(count: 2)
             #expect(log.first == "200 /fleet.json")
@@ -92,7 +92,7 @@ struct HTTPRemoteSourceTests {
             await source.syncNow()
             #expect(harness.applied.count == 1)
             let status = harness.status.snapshot
-            #expect(status.state == "failing")
+            #expect(status.state == .failing)
             #expect(status.revision == "r1")
             let error = try #require(status.lastError)
             #expect(error.contains("not valid JSON"))
@@ -125,7 +125,7 @@ struct HTTPRemoteSourceTests {
             #expect(harness.applied.first?.modules["network"]?.mandatory["proxy.port"] == .int(8080))
             await source.syncNow()
             #expect(harness.applied.count == 1)
-            #expect(harness.status.snapshot.state == "ok")
+            #expect(harness.status.snapshot.state == .ok)
             // The loop's own first attempt may add a 304 when `syncNow` arrived while it was under way.
             let log = try await nginx.accessLog(count: 2)
             #expect(log.first == "200 /fleet.json")
@@ -142,7 +142,7 @@ struct HTTPRemoteSourceTests {
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
             await source.syncNow()
             #expect(harness.applied.isEmpty)
-            #expect(harness.status.snapshot.state == "failing")
+            #expect(harness.status.snapshot.state == .failing)
             let error = harness.status.snapshot.lastError ?? ""
             #expect(
                 error
@@ -174,7 +174,7 @@ struct HTTPRemoteSourceTests {
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
             await source.syncNow()
             #expect(harness.applied.isEmpty)
-            #expect(harness.status.snapshot.state == "failing")
+            #expect(harness.status.snapshot.state == .failing)
             #expect(harness.status.snapshot.lastError == "HTTP 500 from \(url)")
         }
     }
@@ -192,6 +192,23 @@ struct HTTPRemoteSourceTests {
             #expect(error == "read timeout (300 ms) waiting for \(url)")
         }
         withExtendedLifetime(listener) {}
+    }
+
+    @Test("a server that trickles its body byte by byte fails at the request timeout; the next attempt is scheduled")
+    func tricklingBody() async throws {
+        let server = try TricklingHTTPServer(interval: .milliseconds(200))
+        let url = "http://127.0.0.1:\(server.port)/fleet.json"
+        var configuration = Self.configuration(url)
+        configuration.requestTimeout = .seconds(2)
+        try await HTTPSourceHarness.run(configuration) { _, harness in
+            // The loop's own first attempt: it must end by itself, with the failure and a next attempt.
+            let status = try await harness.status(within: .seconds(60)) { $0.nextAttempt != nil }
+            #expect(status.state == .failing)
+            #expect(status.lastError == "timeout: no complete response from \(url) within 2 s (remote-timeout)")
+            #expect(harness.applied.isEmpty)
+            #expect(server.bytesSent > 0, "the body had begun")
+        }
+        withExtendedLifetime(server) {}
     }
 
     @Test("a body over the limit is a failure")
@@ -214,7 +231,7 @@ struct HTTPRemoteSourceTests {
         let port = refusing.port
         try await HTTPSourceHarness.run(Self.configuration("http://127.0.0.1:\(port)/fleet.json")) { _, harness in
             let status = try await harness.status { $0.nextAttempt != nil }
-            #expect(status.state == "failing")
+            #expect(status.state == .failing)
             #expect(status.lastSuccess == nil)
             #expect(
                 status.lastError
@@ -245,7 +262,7 @@ struct HTTPRemoteSourceTests {
             try Data("s3cret\n".utf8).write(to: tokenFile)
             await source.syncNow()
             #expect(harness.applied.count == 1)
-            #expect(harness.status.snapshot.state == "ok")
+            #expect(harness.status.snapshot.state == .ok)
         }
     }
 
@@ -269,7 +286,7 @@ struct HTTPRemoteSourceTests {
             try nginx.write(Self.first, to: "fleet.json")
             await source.syncNow()
             let status = harness.status.snapshot
-            #expect(status.state == "ok")
+            #expect(status.state == .ok)
             #expect(status.lastError == nil)
             let next = try #require(status.nextAttempt)
             #expect(next > Date().timeIntervalSince1970 + 3000)

@@ -59,8 +59,8 @@ final class HTTPSourceHarness: Sendable {
     /// Waits (up to `timeout`) until the status satisfies `condition`, and returns it.
     func status(
         within timeout: Duration = .seconds(5),
-        where condition: (SyncStatusRecorder.Snapshot) -> Bool
-    ) async throws -> SyncStatusRecorder.Snapshot {
+        where condition: (SyncStatus) -> Bool
+    ) async throws -> SyncStatus {
         let deadline = ContinuousClock.now + timeout
         while true {
             let snapshot = self.status.snapshot

@@ -40,6 +40,15 @@ final class LoopbackPort {
         close(self.descriptor)
     }
 
+    /// A listening socket on a free loopback port, for a server of the test's own to accept on; the caller closes
+    /// it.
+    static func listeningDescriptor() throws -> (descriptor: Int32, port: Int) {
+        let held = try LoopbackPort(listening: true)
+        let descriptor = dup(held.descriptor)
+        guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        return (descriptor, held.port)
+    }
+
     /// A loopback port that nothing listens on right now (bound, then released at once), for a server to bind.
     static func free() throws -> Int {
         try LoopbackPort(listening: false).port

@@ -106,9 +106,11 @@ def test_http_layers_locks_sync_and_status(daemon_factory, nginx):
     assert '" 304 ' in nginx["log"].read_text()
 
     write_document(nginx["www"], "r2", recommended={"proxy.mode": "manual"})
-    synced = ctl(daemon, "--json", "sync")
-    result = json.loads(synced.stdout)
-    assert set(result["changed"]) == {"network.proxy.mode", "network.proxy.port"}, synced
+    # A sync within a second of the last one shares its outcome (sync-min-interval): sync until r2 is fetched.
+    results = []
+    wait_until(lambda: results.append(json.loads(ctl(daemon, "--json", "sync").stdout))
+               or results[-1]["sync"]["revision"] == "r2", deadline=30, what="a sync that fetches r2")
+    assert set(results[-1]["changed"]) == {"network.proxy.mode", "network.proxy.port"}, results[-1]
     assert ctl(daemon, "get", "network.proxy.port").stdout == "3128\n", "a key removed remotely loses that layer"
     assert ctl(daemon, "set", "network.proxy.port", "1").returncode == 0, "no longer locked"
 
@@ -121,11 +123,31 @@ def test_remote_down_at_restart_serves_the_cache(daemon_factory, nginx, tmp_path
     dead = f"http://127.0.0.1:{free_port()}/settings.json"
     second = daemon_factory("second", state_dir=first.state_dir, extra_args=["--remote", dead])
     assert ctl(second, "get", "network.proxy.mode").stdout == "auto\n", "the cached remote layer is served"
+    # The revision of the cached values is named at once, before and after the remote fails.
+    assert json.loads(ctl(second, "--json", "status").stdout)["sync"]["revision"] == "r1"
+    assert json.loads(ctl(second, "--json", "explain", "network.proxy.mode").stdout)["remoteRevision"] == "r1"
     # The failure is recorded, then the next attempt scheduled: wait for both.
     wait_until(lambda: (lambda sync: sync["state"] == "failing" and sync["lastError"] and sync["nextAttempt"])(
         json.loads(ctl(second, "--json", "status").stdout)["sync"]), what="the failure and the retry in status")
     text = ctl(second, "status").stdout
     assert "failing" in text and "last error" in text
+    assert json.loads(ctl(second, "--json", "status").stdout)["sync"]["revision"] == "r1"
+
+
+def test_concurrent_syncs_share_one_request(daemon_factory, nginx):
+    write_document(nginx["www"], "r1", recommended={"proxy.mode": "auto"})
+    daemon = daemon_factory(extra_args=["--remote", nginx["url"]])
+    wait_until(lambda: json.loads(ctl(daemon, "--json", "status").stdout)["sync"]["state"] == "ok",
+               what="state ok in status")
+    before = len(nginx["log"].read_text().splitlines())
+    clients = [subprocess.Popen([support.executable("settingsctl"), "--socket", daemon.socket_path, "sync"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(50)]
+    for client in clients:
+        _, err = client.communicate(timeout=support.CLI_TIMEOUT)
+        assert client.returncode == 0, err
+    requests = len(nginx["log"].read_text().splitlines()) - before
+    # A sync joins the one in progress or takes the outcome of one that ended within the last second.
+    assert 1 <= requests <= 5, f"{requests} requests for 50 concurrent syncs"
 
 
 def test_sync_without_remote_is_a_clear_error(daemon):

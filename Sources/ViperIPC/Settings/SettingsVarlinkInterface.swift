@@ -17,10 +17,10 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
 
     public var methods: Set<String> { Set(SettingsMethod.allCases.map(\.rawValue)) }
 
-    public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: any VarlinkReplySink) async throws {
+    public func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         let request = try Self.request(for: call)
         let view = VarlinkSettingsView()
-        await self.router.handle(request, caller: Caller(uid: peer.uid, gid: peer.gid, pid: peer.pid), view: view)
+        await self.router.handle(request, caller: peer, view: view)
         switch view.outcome {
         case .success(let viewModel):
             try await replies.reply(viewModel.json, continues: false)

@@ -2,13 +2,14 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SettingsAPI
+import ViperSettings
 
 /// Serves one accepted connection: reads its calls one after another and answers each before the next.
 struct VarlinkConnection: Sendable {
     /// The connection, with NUL-separated messages as inbound elements and encoded replies as outbound ones.
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     /// Who is connected.
-    let peer: PeerCredentials
+    let peer: Caller
     /// The served interfaces by name, `org.varlink.service` included.
     let interfaces: [String: any VarlinkInterface]
     /// How long the connection may stay without a call; `nil` for no limit.

@@ -1,3 +1,5 @@
+public import ViperSettings
+
 /// An interface the server serves besides `org.varlink.service`.
 ///
 /// The server routes a call to the interface whose ``name`` is the call's method up to its last dot, after
@@ -28,5 +30,5 @@ public protocol VarlinkInterface: Sendable {
     ///   - call: The call, with its fully qualified method name and its parameters.
     ///   - peer: The credentials of the connected client, for authorization.
     ///   - replies: Where to send the replies.
-    func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: any VarlinkReplySink) async throws
+    func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws
 }

@@ -2,6 +2,7 @@ public import Logging
 public import NIOCore
 import NIOPosix
 public import ServiceLifecycle
+import ViperSettings
 
 /// A Varlink server on a Unix socket, run as a swift-service-lifecycle `Service`.
 ///
@@ -117,8 +118,8 @@ public final class VarlinkServer: Service, Sendable {
         let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
             // The peer's credentials are read here, on the channel's event loop, where that needs no thread hop
             // (from the connection's task it costs two thread switches, a large share of a short call).
-            PeerCredentials.read(from: channel)
-                .map { Result<PeerCredentials, any Error>.success($0) }
+            PeerCredentialsReader.read(from: channel)
+                .map { Result<Caller, any Error>.success($0) }
                 .recover { .failure($0) }
                 .flatMapThrowing { peer in
                     let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
@@ -174,7 +175,7 @@ public final class VarlinkServer: Service, Sendable {
     /// Checks the limits for a new connection, then serves it.
     private func serveConnection(_ accepted: AcceptedConnection) async {
         let channel = accepted.channel
-        let peer: PeerCredentials
+        let peer: Caller
         do {
             peer = try accepted.peer.get()
         } catch {
@@ -190,19 +191,29 @@ public final class VarlinkServer: Service, Sendable {
             uniquingKeysWith: { _, new in new }
         )
         if let refusal = self.limiter.acquire(uid: peer.uid) {
-            switch refusal {
-            case .tooManyConnections:
-                logger.notice(
-                    "Closing new Varlink connection: too many connections",
-                    metadata: ["connection_limit": "\(self.configuration.maximumConnections)"]
-                )
-            case .tooManyConnectionsForUID:
-                logger.notice(
-                    "Closing new Varlink connection: too many connections for this uid",
-                    metadata: ["connection_limit": "\(self.configuration.maximumConnectionsPerUID)"]
-                )
-            }
-            await Self.close(channel)
+            let (limit, maximum, message) =
+                switch refusal {
+                case .tooManyConnections:
+                    ("max-connections", self.configuration.maximumConnections, "too many connections")
+                case .tooManyConnectionsForUID:
+                    (
+                        "max-connections-per-uid", self.configuration.maximumConnectionsPerUID,
+                        "too many connections for this uid"
+                    )
+                }
+            logger.notice(
+                "Refusing new Varlink connection: \(message)",
+                metadata: ["connection_limit": "\(limit)", "connection_maximum": "\(maximum)"]
+            )
+            let refusal = VarlinkConnectionRefusal(
+                error: VarlinkError(
+                    name: self.configuration.limitErrorName,
+                    parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum))]
+                ),
+                wait: .seconds(2),
+                logger: logger
+            )
+            await refusal.run(on: channel)
             return
         }
         defer { self.limiter.release(uid: peer.uid) }
@@ -227,5 +238,5 @@ struct AcceptedConnection: Sendable {
     /// The connection, with NUL-separated messages as inbound elements and encoded replies as outbound ones.
     var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     /// Who is connected, or why that could not be read.
-    var peer: Result<PeerCredentials, any Error>
+    var peer: Result<Caller, any Error>
 }

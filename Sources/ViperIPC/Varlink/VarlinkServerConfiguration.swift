@@ -24,10 +24,15 @@ public struct VarlinkServerConfiguration: Sendable {
     /// The largest message (JSON text without its NUL terminator) a client may send, in bytes. A longer
     /// message, complete or not, closes the connection.
     public var maximumMessageSize: Int
-    /// The most connections served at once; a connection beyond it is closed right away.
+    /// The most connections served at once; a connection beyond it gets the error ``limitErrorName`` as the reply to
+    /// its first call, then is closed.
     public var maximumConnections: Int
-    /// The most connections served at once for one peer uid; a connection beyond it is closed right away.
+    /// The most connections served at once for one peer uid; a connection beyond it is refused as for
+    /// ``maximumConnections``.
     public var maximumConnectionsPerUID: Int
+    /// The error a refused connection gets, with the parameters `limit` (`max-connections` or
+    /// `max-connections-per-uid`) and `maximum`; declare it in the served interface.
+    public var limitErrorName: String
     /// How long a connection may stay without a call in progress before it is closed; `nil` for no limit.
     public var idleTimeout: Duration?
 
@@ -41,7 +46,8 @@ public struct VarlinkServerConfiguration: Sendable {
         maximumMessageSize: Int = 1 << 20,
         maximumConnections: Int = 4096,
         maximumConnectionsPerUID: Int = 128,
-        idleTimeout: Duration? = nil
+        idleTimeout: Duration? = nil,
+        limitErrorName: String = "org.varlink.service.TooManyConnections"
     ) {
         self.endpoint = endpoint
         self.vendor = vendor
@@ -52,5 +58,6 @@ public struct VarlinkServerConfiguration: Sendable {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerUID = maximumConnectionsPerUID
         self.idleTimeout = idleTimeout
+        self.limitErrorName = limitErrorName
     }
 }

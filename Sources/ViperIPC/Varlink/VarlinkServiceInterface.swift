@@ -1,4 +1,5 @@
 import SettingsAPI
+import ViperSettings
 
 /// `org.varlink.service`, which every Varlink service implements: `GetInfo` and `GetInterfaceDescription`.
 struct VarlinkServiceInterface: VarlinkInterface {
@@ -68,7 +69,7 @@ struct VarlinkServiceInterface: VarlinkInterface {
         self.descriptions = descriptions
     }
 
-    func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: any VarlinkReplySink) async throws {
+    func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         switch call.methodName {
         case "GetInfo":
             try await replies.reply(self.info)

@@ -8,17 +8,22 @@ public struct ModuleState: Sendable, Hashable {
     public var recommended: [String: SettingValue]
     /// Values mandated (locked) by the remote source.
     public var mandatory: [String: SettingValue]
+    /// The remote source's revision of the remote layers (a document's revision, an ETag, an etcd revision), stored
+    /// with them; `nil` when unknown.
+    public var remoteRevision: String?
 
     public init(
         revision: Int64 = 0,
         local: [String: SettingValue] = [:],
         recommended: [String: SettingValue] = [:],
-        mandatory: [String: SettingValue] = [:]
+        mandatory: [String: SettingValue] = [:],
+        remoteRevision: String? = nil
     ) {
         self.revision = revision
         self.local = local
         self.recommended = recommended
         self.mandatory = mandatory
+        self.remoteRevision = remoteRevision
     }
 
     /// A module nothing was ever stored for.

@@ -6,11 +6,19 @@ public struct RemoteChange: Sendable, Hashable {
     public var mandatory: [String: SettingValue]
     /// The module's revision after the change.
     public var revision: Int64
+    /// The remote source's revision of these layers; `nil` keeps the stored one.
+    public var remoteRevision: String?
 
-    public init(recommended: [String: SettingValue], mandatory: [String: SettingValue], revision: Int64) {
+    public init(
+        recommended: [String: SettingValue],
+        mandatory: [String: SettingValue],
+        revision: Int64,
+        remoteRevision: String? = nil
+    ) {
         self.recommended = recommended
         self.mandatory = mandatory
         self.revision = revision
+        self.remoteRevision = remoteRevision
     }
 
     /// Applies the change to a state.
@@ -19,6 +27,7 @@ public struct RemoteChange: Sendable, Hashable {
         result.recommended = self.recommended
         result.mandatory = self.mandatory
         result.revision = self.revision
+        if let remoteRevision = self.remoteRevision { result.remoteRevision = remoteRevision }
         return result
     }
 }

@@ -18,10 +18,10 @@ public enum SettingsRequest: Sendable, Hashable {
 /// modules. Its registry can be swapped at once on reload.
 public final class SettingsRouter: Sendable {
     private let presenters: Mutex<[String: any SettingsPresenterProtocol]>
-    private let sync: SyncPresenter?
+    private let sync: (any SyncPresenterProtocol)?
 
     /// Creates a router over the given modules, and the status and sync requests when `sync` is given.
-    public init(presenters: [any SettingsPresenterProtocol], sync: SyncPresenter? = nil) {
+    public init(presenters: [any SettingsPresenterProtocol], sync: (any SyncPresenterProtocol)? = nil) {
         self.presenters = Mutex(Dictionary(presenters.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first }))
         self.sync = sync
     }
@@ -57,22 +57,12 @@ public final class SettingsRouter: Sendable {
             }
         case .explain(let key):
             await self.dispatch(key: key, caller: caller, view: view) { .explain(path: $0) }
-        case .status:
+        case .status, .sync:
             guard let sync = self.sync else {
-                await view.display(failure: .syncUnavailable(reason: "status is not served"))
+                await view.display(failure: .syncUnavailable(reason: "status and sync are not served"))
                 return
             }
-            await view.display(.status(sync.status()))
-        case .sync:
-            guard let sync = self.sync else {
-                await view.display(failure: .syncUnavailable(reason: "sync is not served"))
-                return
-            }
-            do {
-                await view.display(.sync(try await sync.syncNow()))
-            } catch {
-                await view.display(failure: error)
-            }
+            await sync.handle(request == .status ? .status : .sync, caller: caller, view: view)
         }
     }
 

@@ -1,42 +1,27 @@
 import Synchronization
 
-/// The state of remote sync, shared by the source that updates it and the status call that reads it.
+/// The state of remote sync, shared by the source that updates it and the Sync Interactor that reads it.
 public final class SyncStatusRecorder: Sendable {
-    /// A copy of the status at one moment. Times are seconds since the Unix epoch.
-    public struct Snapshot: Sendable, Hashable {
-        /// `off`, `starting`, `ok` or `failing`.
-        public var state: String
-        /// The endpoint, or empty when sync is off.
-        public var source: String
-        public var lastSuccess: Double?
-        public var lastAttempt: Double?
-        public var revision: String?
-        public var lastError: String?
-        public var nextAttempt: Double?
-        /// Remote values rejected by the schemas in the last applied snapshot, as `module.section.item: reason`.
-        public var rejected: [String]
-    }
-
-    private let state: Mutex<Snapshot>
+    private let state: Mutex<SyncStatus>
 
     /// Creates a recorder for `source` (`nil` when sync is off).
     public init(source: String?) {
-        self.state = Mutex(
-            Snapshot(
-                state: source == nil ? "off" : "starting",
-                source: source ?? "",
-                rejected: []
-            )
-        )
+        self.state = Mutex(SyncStatus(state: source == nil ? .off : .starting, source: source ?? ""))
     }
 
     /// The current status.
-    public var snapshot: Snapshot { self.state.withLock { $0 } }
+    public var snapshot: SyncStatus { self.state.withLock { $0 } }
+
+    /// Records the revision of the remote values cached on disk, at start: it is in force until a fetch says
+    /// otherwise.
+    public func restored(revision: String) {
+        self.state.withLock { if $0.revision == nil { $0.revision = revision } }
+    }
 
     /// Records a successful fetch of `revision` at `time`.
     public func succeeded(revision: String?, at time: Double) {
         self.state.withLock {
-            $0.state = "ok"
+            $0.state = .ok
             $0.lastSuccess = time
             $0.lastAttempt = time
             $0.lastError = nil
@@ -47,7 +32,7 @@ public final class SyncStatusRecorder: Sendable {
     /// Records a failed attempt at `time` with a message a user can act on.
     public func failed(_ message: String, at time: Double) {
         self.state.withLock {
-            $0.state = "failing"
+            $0.state = .failing
             $0.lastAttempt = time
             $0.lastError = message
         }

@@ -52,6 +52,7 @@ struct ModuleLoader: Sendable {
             let remote = try RemoteLayers(decoding: bytes, module: module)
             loaded.state.recommended = remote.recommended
             loaded.state.mandatory = remote.mandatory
+            loaded.state.remoteRevision = remote.remoteRevision
             loaded.state.revision = max(loaded.state.revision, remote.revision)
             if !remote.skippedKeys.isEmpty {
                 logger.warning(

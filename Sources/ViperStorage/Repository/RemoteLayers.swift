@@ -8,6 +8,7 @@ import ViperSettings
 ///   "format": 1,
 ///   "module": "network",
 ///   "revision": 12,
+///   "remoteRevision": "r42",
 ///   "recommended": {
 ///     "proxy.mode": "auto"
 ///   },
@@ -18,11 +19,14 @@ import ViperSettings
 /// ```
 ///
 /// It holds the remote layers last stored by `updateRemote`, so that they survive a restart without network, and
-/// the revision that update set. The module's revision after loading is the greater of this one and the one of the
+/// the revision that update set, and the remote source's revision of these layers (`remoteRevision`, absent when
+/// unknown), so that `status` and `explain` name it after a restart. The module's revision after loading is the greater of this one and the one of the
 /// snapshot and journal: revisions never decrease, so the greater is the one of the latest change.
 struct RemoteLayers {
     /// The revision set by the remote update that wrote the file.
     var revision: Int64
+    /// The remote source's revision of the layers, when known.
+    var remoteRevision: String?
     /// The recommended layer.
     var recommended: [String: SettingValue]
     /// The mandatory layer.
@@ -35,6 +39,7 @@ struct RemoteLayers {
         StateFileDocument.encode(
             module: module,
             revision: state.revision,
+            strings: state.remoteRevision.map { [("remoteRevision", $0)] } ?? [],
             members: [("recommended", state.recommended), ("mandatory", state.mandatory)]
         )
     }
@@ -46,6 +51,7 @@ struct RemoteLayers {
         let recommended = try document.values(of: "recommended")
         let mandatory = try document.values(of: "mandatory")
         self.revision = document.revision
+        self.remoteRevision = document.json["remoteRevision"]?.stringValue
         self.recommended = recommended.values
         self.mandatory = mandatory.values
         self.skippedKeys =

@@ -12,12 +12,20 @@ struct StateFileDocument {
     /// Its `revision`.
     let revision: Int64
 
-    /// The file's bytes: the header, then each `(name, values)` member, in order.
-    static func encode(module: String, revision: Int64, members: [(String, [String: SettingValue])]) -> [UInt8] {
+    /// The file's bytes: the header, the `(name, text)` string members, then each `(name, values)` member, in order.
+    static func encode(
+        module: String,
+        revision: Int64,
+        strings: [(String, String)] = [],
+        members: [(String, [String: SettingValue])]
+    ) -> [UInt8] {
         var text = "{\n"
         text += "  \"format\": \(Self.format),\n"
         text += "  \"module\": \(JSONValue.string(module).serialized()),\n"
         text += "  \"revision\": \(revision)"
+        for (name, value) in strings {
+            text += ",\n  \(JSONValue.string(name).serialized()): \(JSONValue.string(value).serialized())"
+        }
         for (name, values) in members {
             // The writer only emits raw newlines between tokens (string contents are escaped), so indenting the
             // nested object is a plain replacement.

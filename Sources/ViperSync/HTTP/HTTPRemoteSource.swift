@@ -149,12 +149,47 @@ public final class HTTPRemoteSource: RemoteSource {
         }
     }
 
-    /// One conditional GET, with the body read and parsed.
+    /// One conditional GET, with the body read and parsed, within ``HTTPSourceConfiguration/requestTimeout`` from
+    /// connecting to the last byte: the client's own deadline ends with the headers, and its read timeout is reset
+    /// by every byte, so a server trickling its body would hold the attempt forever.
     private func fetch() async throws(HTTPSyncError) -> Fetched {
         let configuration = self.configuration
-        let url = configuration.url
         try configuration.validate()
-        var request = HTTPClientRequest(url: url)
+        let request = try self.request()
+        let clock = self.clock
+        let timedOut = HTTPSyncError(
+            "timeout: no complete response from \(configuration.url) within "
+                + "\(HTTPUnixTime.describe(configuration.requestTimeout)) (remote-timeout)"
+        )
+        let outcome = await withTaskGroup(of: Result<Fetched, HTTPSyncError>?.self) { group in
+            group.addTask {
+                do throws(HTTPSyncError) {
+                    return .success(try await self.exchange(request))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                do {
+                    try await clock.sleep(for: configuration.requestTimeout, tolerance: nil)
+                } catch {
+                    return nil  // cancelled: the exchange ended first, or the source stops
+                }
+                return .failure(timedOut)
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let result = next { return result }
+            }
+            return .failure(HTTPSyncError("cancelled"))
+        }
+        return try outcome.get()
+    }
+
+    /// The conditional GET for the document, with the bearer token and the trusted CAs.
+    private func request() throws(HTTPSyncError) -> HTTPClientRequest {
+        let configuration = self.configuration
+        var request = HTTPClientRequest(url: configuration.url)
         request.method = .GET
         request.headers.add(name: "Accept", value: "application/json")
         let knownETag = self.cache.withLock { $0.etag }
@@ -169,8 +204,14 @@ public final class HTTPRemoteSource: RemoteSource {
             tls.trustRoots = .file(caFile)
             request.tlsConfiguration = tls
         }
-        let timeout = configuration.connectTimeout + configuration.readTimeout
-        let deadline = NIODeadline.now() + .nanoseconds(HTTPUnixTime.nanoseconds(timeout))
+        return request
+    }
+
+    /// Sends `request` and reads the answer; ends early, with a failure, when the task is cancelled.
+    private func exchange(_ request: HTTPClientRequest) async throws(HTTPSyncError) -> Fetched {
+        let configuration = self.configuration
+        let url = configuration.url
+        let deadline = NIODeadline.now() + .nanoseconds(HTTPUnixTime.nanoseconds(configuration.requestTimeout))
         do {
             let response = try await self.httpClient.execute(request, deadline: deadline, logger: self.logger)
             switch response.status.code {
@@ -224,7 +265,8 @@ public final class HTTPRemoteSource: RemoteSource {
         case .readTimeout:
             return HTTPSyncError("read timeout (\(read)) waiting for \(url)")
         case .deadlineExceeded:
-            return HTTPSyncError("timeout: no complete response from \(url) within \(connect) + \(read)")
+            let total = HTTPUnixTime.describe(configuration.requestTimeout)
+            return HTTPSyncError("timeout: no complete response from \(url) within \(total) (remote-timeout)")
         default:
             return HTTPSyncError("fetching \(url) failed: \(error)")
         }

@@ -4,12 +4,15 @@ public struct HTTPSourceConfiguration: Sendable, Hashable {
     public var url: String
     /// The delay between two polls after a success; each delay is jittered by ±10 %.
     public var pollInterval: Duration
+    /// The longest a whole exchange may take, from connecting to the last byte of the body; a server that sends its
+    /// body slowly, byte by byte, fails the attempt when it runs out.
+    public var requestTimeout: Duration
     /// The longest wait for a TCP (and TLS) connection, when the client was made by
     /// ``HTTPRemoteSource/makeHTTPClient(configuration:)``.
     public var connectTimeout: Duration
     /// The longest wait for the next bytes of the response, when the client was made by
     /// ``HTTPRemoteSource/makeHTTPClient(configuration:)``. With any client, a whole exchange must finish within
-    /// `connectTimeout + readTimeout`.
+    /// ``requestTimeout``.
     public var readTimeout: Duration
     /// The largest response body accepted, in bytes; a larger body fails the attempt.
     public var maximumBodySize: Int
@@ -25,6 +28,7 @@ public struct HTTPSourceConfiguration: Sendable, Hashable {
     public init(
         url: String,
         pollInterval: Duration = .seconds(60),
+        requestTimeout: Duration = .seconds(30),
         connectTimeout: Duration = .seconds(5),
         readTimeout: Duration = .seconds(10),
         maximumBodySize: Int = 4 << 20,
@@ -34,6 +38,7 @@ public struct HTTPSourceConfiguration: Sendable, Hashable {
     ) {
         self.url = url
         self.pollInterval = pollInterval
+        self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.maximumBodySize = maximumBodySize
@@ -52,7 +57,9 @@ public struct HTTPSourceConfiguration: Sendable, Hashable {
         guard afterScheme.count >= 3, !afterScheme[2].isEmpty else {
             throw HTTPSyncError("remote URL \(self.url) has no host")
         }
-        guard self.pollInterval > .zero, self.connectTimeout > .zero, self.readTimeout > .zero else {
+        guard self.pollInterval > .zero, self.requestTimeout > .zero, self.connectTimeout > .zero,
+            self.readTimeout > .zero
+        else {
             throw HTTPSyncError("poll interval and timeouts must be positive")
         }
         guard self.maximumBodySize > 0 else {

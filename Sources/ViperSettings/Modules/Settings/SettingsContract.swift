@@ -115,6 +115,7 @@ public struct ModuleSection: Sendable, Hashable {
 public protocol AccountDirectory: Sendable {
     /// The user name of `uid`, or `nil`.
     func userName(uid: UInt32) -> String?
-    /// The names of the groups `uid` belongs to (primary `gid` included).
-    func groupNames(uid: UInt32, gid: UInt32) -> [String]
+    /// The name of group `gid`, or `nil`. Membership is never looked up here: it comes from the caller's
+    /// credentials (``Caller/groups``).
+    func groupName(gid: UInt32) -> String?
 }

@@ -40,7 +40,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     public func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome {
         let (sectionID, item) = try self.item(at: path)
         let key = SettingKey(module: self.schema.name, section: sectionID, item: item.id)
-        try self.authorize(caller)
+        try self.authorize(caller, key: key.description, method: "Set")
         let value: SettingValue
         do {
             switch input {
@@ -78,7 +78,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         if let path {
             targets = [try self.item(at: path)]
         }
-        try self.authorize(caller)
+        try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" }, method: "Reset")
         let module = self.schema.name
         let schema = self.schema
         let (before, after) = try await self.update { state throws(SettingsFailure) in
@@ -126,14 +126,22 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         return (String(parts[0]), item)
     }
 
-    private func authorize(_ caller: Caller) throws(SettingsFailure) {
-        if caller.uid == 0 { return }
+    /// Lets root and the module's writers through; logs every denial as an audit entry at notice. `key` is `nil`
+    /// for the whole module.
+    private func authorize(_ caller: Caller, key: String?, method: String) throws(SettingsFailure) {
         let writers = self.schema.writers
-        if let name = self.accounts.userName(uid: caller.uid), writers.users.contains(name) { return }
-        if !writers.groups.isEmpty {
-            let groups = self.accounts.groupNames(uid: caller.uid, gid: caller.gid)
-            if groups.contains(where: writers.groups.contains) { return }
-        }
+        if caller.mayWrite(writers, accounts: self.accounts) { return }
+        var metadata: Logger.Metadata = [
+            "method": "\(method)",
+            "client_uid": "\(caller.uid)",
+            "client_pid": "\(caller.pid)",
+            "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
+        ]
+        if let key { metadata["key"] = "\(key)" }
+        self.logger.notice(
+            "permission denied: uid \(caller.uid) may not \(method.lowercased()) \(key ?? self.schema.name)",
+            metadata: metadata
+        )
         var allowed = ["root"]
         if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
         if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }

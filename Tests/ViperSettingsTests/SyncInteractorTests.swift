@@ -1,18 +1,24 @@
 import Logging
 import SettingsAPI
+import Synchronization
 import Testing
 import ViperSettings
 
-@Suite("Remote sync Interactor, over the in-memory Repository")
-struct RemoteSyncInteractorTests {
+@Suite("Sync Interactor, over the in-memory Repository")
+struct SyncInteractorTests {
     let repository = InMemorySettingsRepository()
     let recorder = SyncStatusRecorder(source: "http://fleet.test/settings.json")
 
-    var interactor: RemoteSyncInteractor {
-        RemoteSyncInteractor(
+    var interactor: SyncInteractor { self.interactor(source: nil) }
+
+    func interactor(source: (any RemoteSource)?, minimumInterval: Duration = .seconds(3600)) -> SyncInteractor {
+        SyncInteractor(
+            source: source,
+            recorder: self.recorder,
             schemas: { [Fixtures.network] },
             repository: self.repository,
-            status: self.recorder,
+            accounts: FakeAccounts(),
+            minimumInterval: minimumInterval,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
     }
@@ -83,5 +89,75 @@ struct RemoteSyncInteractorTests {
         await interactor.apply(self.snapshot(recommended: ["proxy.mode": "auto"]))
         #expect(try await self.repository.state(of: "network").revision == 1)
         #expect(interactor.changedKeys(since: mark).isEmpty)
+    }
+
+    @Test("after a restart, the revision of the cached remote values is in status before the source answers")
+    func restoresRevision() async throws {
+        await self.interactor.apply(self.snapshot(recommended: ["proxy.mode": "auto"]))
+        // Same values, a new revision: stored too, so that a restart names the revision in force.
+        await self.interactor.apply(
+            RemoteSnapshot(
+                revision: "r2",
+                modules: ["network": RemoteModuleValues(recommended: ["proxy.mode": "auto"])]
+            )
+        )
+        let restarted = SyncStatusRecorder(source: "http://fleet.test/settings.json")
+        let interactor = SyncInteractor(
+            source: nil,
+            recorder: restarted,
+            schemas: { [Fixtures.network] },
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        #expect(interactor.status().revision == nil)
+        await interactor.restoreRevision()
+        #expect(interactor.status().revision == "r2")
+        #expect(interactor.status().state == .starting)
+    }
+
+    @Test("sync is for root and writers: others get PermissionDenied, groups count as the caller's credentials say")
+    func syncNeedsAWriter() async throws {
+        let source = CountingSource()
+        let interactor = self.interactor(source: source)
+        for caller in [Fixtures.bob, Caller(uid: 1002, gid: 1002, pid: 45)] {
+            await #expect(throws: SettingsFailure.self) { try await interactor.sync(caller: caller) }
+        }
+        #expect(source.calls == 0)
+        _ = try await interactor.sync(caller: Fixtures.carol)
+        #expect(source.calls == 1)
+    }
+
+    @Test("concurrent syncs and syncs soon after share one attempt of the source")
+    func syncsCoalesce() async throws {
+        let source = CountingSource()
+        let interactor = self.interactor(source: source)
+        try await withThrowingTaskGroup(of: SyncOutcome.self) { group in
+            for _ in 0..<50 { group.addTask { try await interactor.sync(caller: Fixtures.alice) } }
+            for try await outcome in group { #expect(outcome.status.source == "http://fleet.test/settings.json") }
+        }
+        for _ in 0..<50 { _ = try await interactor.sync(caller: Fixtures.root) }
+        #expect(source.calls == 1)
+    }
+
+    @Test("with no minimum interval, a sync after the last one ended asks the source again")
+    func syncAfterTheIntervalAsksAgain() async throws {
+        let source = CountingSource()
+        let interactor = self.interactor(source: source, minimumInterval: .zero)
+        _ = try await interactor.sync(caller: Fixtures.root)
+        _ = try await interactor.sync(caller: Fixtures.root)
+        #expect(source.calls == 2)
+    }
+}
+
+/// A source that counts ``syncNow()`` calls and never runs.
+final class CountingSource: RemoteSource {
+    private let count = Mutex(0)
+    var calls: Int { self.count.withLock { $0 } }
+    var endpointDescription: String { "http://fleet.test/settings.json" }
+    func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async {}
+    func syncNow() async {
+        self.count.withLock { $0 += 1 }
+        await Task.yield()
     }
 }

@@ -1,39 +1,11 @@
-public import Logging
+import Logging
 import SettingsAPI
 import Synchronization
 
-/// Applies what a remote source says to the remote layers of every module: each value is checked against its
+/// Applying what a remote source says to the remote layers of every module: each value is checked against its
 /// schema and rejected alone (the last known good value of that key stays), effective changes bump the module's
-/// revision and are audited with `SOURCE=remote`.
-public final class RemoteSyncInteractor: Sendable {
-    private let schemas: @Sendable () -> [ModuleSchema]
-    private let repository: any SettingsRepository
-    private let status: SyncStatusRecorder
-    private let logger: Logger
-    private let changes = Mutex<(sequence: Int, keys: [(Int, String)])>((0, []))
-
-    /// Creates the interactor over the schemas served now (they change on reload).
-    public init(
-        schemas: @escaping @Sendable () -> [ModuleSchema],
-        repository: any SettingsRepository,
-        status: SyncStatusRecorder,
-        logger: Logger
-    ) {
-        self.schemas = schemas
-        self.repository = repository
-        self.status = status
-        self.logger = logger
-    }
-
-    /// A mark to ask later which keys changed after it.
-    public func mark() -> Int { self.changes.withLock { $0.sequence } }
-
-    /// The keys whose effective value changed after `mark`, in order, without repeats.
-    public func changedKeys(since mark: Int) -> [String] {
-        var seen: Set<String> = []
-        return self.changes.withLock { $0.keys }.filter { $0.0 > mark && seen.insert($0.1).inserted }.map(\.1)
-    }
-
+/// revision and are audited with `SOURCE=remote`, and the source's revision is stored with the layers it gave.
+extension SyncInteractor {
     /// Applies a snapshot to every module served; modules the snapshot does not name lose their remote values.
     public func apply(_ snapshot: RemoteSnapshot) async {
         var rejected: [String] = []
@@ -45,7 +17,7 @@ public final class RemoteSyncInteractor: Sendable {
         for schema in schemas {
             let raw = snapshot.modules[schema.name] ?? RemoteModuleValues()
             do {
-                rejected += try await self.apply(raw, to: schema)
+                rejected += try await self.apply(raw, to: schema, revision: snapshot.revision)
             } catch {
                 self.logger.error(
                     "could not store remote values",
@@ -57,10 +29,14 @@ public final class RemoteSyncInteractor: Sendable {
         for entry in rejected {
             self.logger.warning("remote value rejected: \(entry)", metadata: ["revision": "\(snapshot.revision)"])
         }
-        self.status.rejected(rejected)
+        self.recorder.rejected(rejected)
     }
 
-    private func apply(_ raw: RemoteModuleValues, to schema: ModuleSchema) async throws -> [String] {
+    private func apply(
+        _ raw: RemoteModuleValues,
+        to schema: ModuleSchema,
+        revision remoteRevision: String
+    ) async throws -> [String] {
         var rejected: [String] = []
         func checked(_ values: [String: JSONValue], layer: String) -> [String: SettingValue?] {
             var result: [String: SettingValue?] = [:]
@@ -91,7 +67,11 @@ public final class RemoteSyncInteractor: Sendable {
             }
             let nextRecommended = merged(recommended, previous: state.recommended)
             let nextMandatory = merged(mandatory, previous: state.mandatory)
-            guard nextRecommended != state.recommended || nextMandatory != state.mandatory else { return nil }
+            let layersChanged = nextRecommended != state.recommended || nextMandatory != state.mandatory
+            // A new source revision is stored with the layers it confirms, so that a restart names it; a module
+            // without remote values is rewritten only when it loses them.
+            let hasValues = !nextRecommended.isEmpty || !nextMandatory.isEmpty
+            guard layersChanged || (hasValues && state.remoteRevision != remoteRevision) else { return nil }
             var next = state
             next.recommended = nextRecommended
             next.mandatory = nextMandatory
@@ -99,7 +79,8 @@ public final class RemoteSyncInteractor: Sendable {
             return RemoteChange(
                 recommended: nextRecommended,
                 mandatory: nextMandatory,
-                revision: state.revision + (effectiveChanged ? 1 : 0)
+                revision: state.revision + (effectiveChanged ? 1 : 0),
+                remoteRevision: remoteRevision
             )
         }
         self.audit(schema: schema, before: before, after: after)

@@ -1,0 +1,42 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// Turns away a connection over a limit with an error reply that names the limit, instead of a bare close (which
+/// a client that already sent its call sees as "connection reset").
+///
+/// The refused connection's first call is read (for at most ``wait``), answered with the error, and the connection
+/// is closed. A few refusals run at once; beyond ``maximumAtOnce`` a connection is closed at once, so that refusing
+/// costs no more descriptors than that.
+struct VarlinkConnectionRefusal: Sendable {
+    /// The error reply: its name (declared by the served interface), the limit and its value.
+    let error: VarlinkError
+    /// The longest wait for the client's first call.
+    let wait: TimeAmount
+    /// The logger with the client's metadata.
+    let logger: Logger
+
+    /// Refusals in progress, across connections.
+    static let inProgress = Atomic<Int>(0)
+    /// The most refusals that wait for a call at once.
+    static let maximumAtOnce = 64
+
+    /// Answers the first call with the error, then closes the connection.
+    func run(on channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let admitted = Self.inProgress.add(1, ordering: .relaxed).newValue <= Self.maximumAtOnce
+        defer { Self.inProgress.subtract(1, ordering: .relaxed) }
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                guard admitted else { return }
+                let raw = channel.channel
+                let timer = raw.eventLoop.scheduleTask(in: self.wait) { raw.close(promise: nil) }
+                defer { timer.cancel() }
+                var messages = inbound.makeAsyncIterator()
+                guard try await messages.next() != nil else { return }
+                try await outbound.write(VarlinkReply(error: self.error).encoded())
+            }
+        } catch {
+            self.logger.debug("Could not send the connection limit error", metadata: ["error": "\(error)"])
+        }
+    }
+}

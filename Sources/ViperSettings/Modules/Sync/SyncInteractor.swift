@@ -1,0 +1,159 @@
+public import Logging
+public import SettingsAPI
+import Synchronization
+
+/// The use cases of remote sync: the status, a sync asked for by a client (only by writers, and shared between
+/// calls that come close together), the revision in force after a restart, and applying what the source says to
+/// the remote layers of every module (``apply(_:)``).
+public final class SyncInteractor: SyncInteractorProtocol {
+    /// The sync in progress and the last one, to share them between calls.
+    private struct Coalescing {
+        /// Whether a sync runs, and the calls waiting for its outcome.
+        var running = false
+        var waiters: [CheckedContinuation<SyncOutcome, Never>] = []
+        /// The outcome of the last sync and when it ended (on the elapsed-time clock).
+        var last: (outcome: SyncOutcome, ended: Duration)?
+    }
+
+    let schemas: @Sendable () -> [ModuleSchema]
+    let repository: any SettingsRepository
+    let recorder: SyncStatusRecorder
+    let logger: Logger
+    let changes = Mutex<(sequence: Int, keys: [(Int, String)])>((0, []))
+    private let source: (any RemoteSource)?
+    private let accounts: any AccountDirectory
+    private let minimumInterval: Duration
+    private let elapsed: @Sendable () -> Duration
+    private let coalescing = Mutex(Coalescing())
+
+    /// Creates the Interactor.
+    ///
+    /// - Parameters:
+    ///   - source: The remote source, `nil` when sync is off.
+    ///   - recorder: The status the source records.
+    ///   - schemas: The schemas served now (they change on reload).
+    ///   - repository: Where the remote layers are stored.
+    ///   - accounts: Names of users and groups, for the `writers` of schemas.
+    ///   - minimumInterval: A sync asked for within this long after the last one ended returns that one's outcome.
+    ///   - clock: Measures `minimumInterval`.
+    ///   - logger: Where changes and denials are logged.
+    public init(
+        source: (any RemoteSource)?,
+        recorder: SyncStatusRecorder,
+        schemas: @escaping @Sendable () -> [ModuleSchema],
+        repository: any SettingsRepository,
+        accounts: any AccountDirectory,
+        minimumInterval: Duration = .seconds(1),
+        clock: some Clock<Duration> = ContinuousClock(),
+        logger: Logger
+    ) {
+        self.source = source
+        self.recorder = recorder
+        self.schemas = schemas
+        self.repository = repository
+        self.accounts = accounts
+        self.minimumInterval = minimumInterval
+        self.elapsed = Self.stopwatch(clock)
+        self.logger = logger
+    }
+
+    public func status() -> SyncStatus { self.recorder.snapshot }
+
+    public func served() -> (modules: Int, keys: Int) {
+        let schemas = self.schemas()
+        return (schemas.count, schemas.reduce(0) { $0 + $1.items.count })
+    }
+
+    public func sync(caller: Caller) async throws(SettingsFailure) -> SyncOutcome {
+        guard let source = self.source else {
+            throw .syncUnavailable(reason: "no remote is configured (set remote in viper-settingsd.conf or --remote)")
+        }
+        try self.authorize(caller)
+        enum Turn {
+            case lead
+            case join
+            case recent(SyncOutcome)
+        }
+        let now = self.elapsed()
+        let turn = self.coalescing.withLock { state -> Turn in
+            if state.running { return .join }
+            if let last = state.last, now - last.ended < self.minimumInterval { return .recent(last.outcome) }
+            state.running = true
+            return .lead
+        }
+        switch turn {
+        case .recent(let outcome):
+            return outcome
+        case .join:
+            return await withCheckedContinuation { continuation in
+                let ended = self.coalescing.withLock { state -> SyncOutcome? in
+                    guard state.running else { return state.last?.outcome }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let ended { continuation.resume(returning: ended) }
+            }
+        case .lead:
+            let mark = self.mark()
+            await source.syncNow()
+            let outcome = SyncOutcome(status: self.recorder.snapshot, changed: self.changedKeys(since: mark))
+            let ended = self.elapsed()
+            let waiters = self.coalescing.withLock { state in
+                state.running = false
+                state.last = (outcome, ended)
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: outcome) }
+            return outcome
+        }
+    }
+
+    /// Records the source's revision of the remote values cached on disk, so that `status` and `explain` name it
+    /// after a restart, before the source answers.
+    public func restoreRevision() async {
+        var revisions: [(revision: String, hasValues: Bool)] = []
+        for schema in self.schemas() {
+            guard let state = try? await self.repository.state(of: schema.name), let revision = state.remoteRevision
+            else { continue }
+            revisions.append((revision, !state.recommended.isEmpty || !state.mandatory.isEmpty))
+        }
+        // Every module holding remote values was stored with the latest revision.
+        if let revision = (revisions.first { $0.hasValues } ?? revisions.first)?.revision {
+            self.recorder.restored(revision: revision)
+        }
+    }
+
+    /// A mark to ask later which keys changed after it.
+    public func mark() -> Int { self.changes.withLock { $0.sequence } }
+
+    /// The keys whose effective value changed after `mark`, in order, without repeats.
+    public func changedKeys(since mark: Int) -> [String] {
+        var seen: Set<String> = []
+        return self.changes.withLock { $0.keys }.filter { $0.0 > mark && seen.insert($0.1).inserted }.map(\.1)
+    }
+
+    /// Lets root and the writers of any module through; logs every denial as an audit entry at notice.
+    private func authorize(_ caller: Caller) throws(SettingsFailure) {
+        if self.schemas().contains(where: { caller.mayWrite($0.writers, accounts: self.accounts) }) { return }
+        self.logger.notice(
+            "permission denied: uid \(caller.uid) may not sync",
+            metadata: [
+                "method": "Sync",
+                "client_uid": "\(caller.uid)",
+                "client_pid": "\(caller.pid)",
+                "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
+            ]
+        )
+        throw .permissionDenied(
+            module: "*",
+            uid: Int64(caller.uid),
+            reason: "only root and the writers of a module may sync with the remote source"
+        )
+    }
+
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+}

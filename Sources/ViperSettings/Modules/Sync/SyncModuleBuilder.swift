@@ -1,0 +1,56 @@
+public import Logging
+
+/// Assembles the Sync module (Interactor, Presenter) by constructor injection.
+public struct SyncModuleBuilder: Sendable {
+    /// The assembled module: the Presenter for the Router, the Interactor for the source's snapshots and the
+    /// revision restored at start.
+    public struct Module: Sendable {
+        public let presenter: any SyncPresenterProtocol
+        public let interactor: SyncInteractor
+    }
+
+    private let repository: any SettingsRepository
+    private let accounts: any AccountDirectory
+    private let logger: Logger
+
+    /// Creates a builder over the repository that stores the remote layers, the account directory for `writers`,
+    /// and the logger.
+    public init(repository: any SettingsRepository, accounts: any AccountDirectory, logger: Logger) {
+        self.repository = repository
+        self.accounts = accounts
+        self.logger = logger
+    }
+
+    /// Builds the module.
+    ///
+    /// - Parameters:
+    ///   - source: The remote source, `nil` when sync is off.
+    ///   - recorder: The status the source records.
+    ///   - schemas: The schemas served now.
+    ///   - minimumInterval: A sync asked for this soon after the last one ended shares its outcome.
+    ///   - version: The daemon's version, for `status`.
+    ///   - now: The wall clock, seconds since the Unix epoch.
+    public func build(
+        source: (any RemoteSource)?,
+        recorder: SyncStatusRecorder,
+        schemas: @escaping @Sendable () -> [ModuleSchema],
+        minimumInterval: Duration = .seconds(1),
+        version: String,
+        now: @escaping @Sendable () -> Double
+    ) -> Module {
+        let interactor = SyncInteractor(
+            source: source,
+            recorder: recorder,
+            schemas: schemas,
+            repository: self.repository,
+            accounts: self.accounts,
+            minimumInterval: minimumInterval,
+            clock: ContinuousClock(),
+            logger: self.logger
+        )
+        return Module(
+            presenter: SyncPresenter(interactor: interactor, version: version, now: now),
+            interactor: interactor
+        )
+    }
+}

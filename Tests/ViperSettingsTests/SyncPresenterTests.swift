@@ -1,0 +1,82 @@
+import SettingsAPI
+import Synchronization
+import Testing
+import ViperSettings
+
+/// A Sync Interactor with canned answers that records who asked to sync.
+final class MockSyncInteractor: SyncInteractorProtocol {
+    let canned: SyncStatus
+    let failure: SettingsFailure?
+    let callers = Mutex<[Caller]>([])
+
+    init(status: SyncStatus, failure: SettingsFailure? = nil) {
+        self.canned = status
+        self.failure = failure
+    }
+
+    func status() -> SyncStatus { self.canned }
+    func served() -> (modules: Int, keys: Int) { (5, 37) }
+    func sync(caller: Caller) async throws(SettingsFailure) -> SyncOutcome {
+        self.callers.withLock { $0.append(caller) }
+        if let failure { throw failure }
+        return SyncOutcome(status: self.canned, changed: ["network.proxy.mode"])
+    }
+}
+
+@Suite("Sync Presenter, with a mock Interactor and a mock View")
+struct SyncPresenterTests {
+    private static let failing = SyncStatus(
+        state: .failing,
+        source: "https://fleet.example/settings.json",
+        lastSuccess: 100,
+        revision: "r1",
+        lastError: "HTTP 500 from https://fleet.example/settings.json",
+        nextAttempt: 160
+    )
+
+    @Test("status shows what is served and the sync state by its name")
+    func status() async {
+        let view = MockView()
+        let presenter = SyncPresenter(
+            interactor: MockSyncInteractor(status: Self.failing),
+            version: "1.0",
+            now: { 120 }
+        )
+        await presenter.handle(.status, caller: Fixtures.bob, view: view)
+        guard case .success(.status(let model)) = view.last else {
+            Issue.record("expected a status, got \(String(describing: view.last))")
+            return
+        }
+        #expect(model.modules == 5 && model.keys == 37 && model.version == "1.0")
+        #expect(model.sync.state == "failing")
+        #expect(model.sync.revision == "r1" && model.sync.nextAttempt == 160)
+        #expect(model.sync.lastError == "HTTP 500 from https://fleet.example/settings.json")
+    }
+
+    @Test("sync asks the Interactor on behalf of the caller and shows the changed keys")
+    func sync() async {
+        let view = MockView()
+        let interactor = MockSyncInteractor(status: Self.failing)
+        let presenter = SyncPresenter(interactor: interactor, version: "1.0", now: { 120 })
+        await presenter.handle(.sync, caller: Fixtures.alice, view: view)
+        #expect(interactor.callers.withLock { $0 } == [Fixtures.alice])
+        guard case .success(.sync(let model)) = view.last else {
+            Issue.record("expected a sync result, got \(String(describing: view.last))")
+            return
+        }
+        #expect(model.changed == ["network.proxy.mode"] && model.sync.state == "failing")
+    }
+
+    @Test("a failure of the Interactor reaches the View unchanged")
+    func failure() async {
+        let view = MockView()
+        let denied = SettingsFailure.permissionDenied(module: "*", uid: 1001, reason: "only writers may sync")
+        let presenter = SyncPresenter(
+            interactor: MockSyncInteractor(status: Self.failing, failure: denied),
+            version: "1.0",
+            now: { 120 }
+        )
+        await presenter.handle(.sync, caller: Fixtures.bob, view: view)
+        #expect(view.last == .failure(denied))
+    }
+}
