@@ -8,6 +8,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         "log-level": "trace, debug, info, notice, warning, error or critical",
         "max-message-size": "largest client message in bytes",
         "max-connections-per-uid": "connections one user may hold at once",
+        "max-value-size": "largest string or strings value in bytes (UTF-8), 64 KiB by default",
         "remote": "remote source: https://host/path.json, http://…, or etcd://host:port[,host:port…]/PREFIX",
         "remote-poll-interval": "seconds between polls of an HTTP(S) remote",
         "remote-token-file": "file holding a bearer token for an HTTP(S) remote",

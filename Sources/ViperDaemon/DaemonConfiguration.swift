@@ -14,6 +14,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumMessageSize: Int
     /// How many connections one uid may hold at once.
     public var maximumConnectionsPerUID: Int
+    /// The largest `string` or `strings` value a client or the remote may set, in bytes of UTF-8.
+    public var maximumValueSize: Int = 64 * 1024
     /// The remote source (`https://…`, `http://…` or `etcd://host:port[,…]/PREFIX`); `nil`: sync is off.
     public var remote: String?
     /// How often an HTTP(S) remote is polled.
