@@ -10,6 +10,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         "max-connections-per-uid": "connections one user may hold at once",
         "max-connections": "connections all users may hold at once (kept below the descriptor limit)",
         "idle-timeout": "seconds a connection may stay without a call before it is closed; 0 for no limit",
+        "max-value-size": "largest string or strings value in bytes (UTF-8), 64 KiB by default",
         "remote": "remote source: https://host/path.json, http://…, or etcd://host:port[,host:port…]/PREFIX",
         "remote-poll-interval": "seconds between polls of an HTTP(S) remote",
         "remote-timeout": "seconds a whole HTTP(S) request (connect, headers and body) may take",

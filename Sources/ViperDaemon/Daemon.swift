@@ -41,12 +41,23 @@ public struct Daemon: Sendable {
         let logger = self.logger
         let notifier = SystemdNotifier()
         let catalog = ModuleCatalog(logger: logger)
-        try catalog.load(directory: self.configuration.modulesDirectory)
+        try catalog.load(
+            directory: self.configuration.modulesDirectory,
+            maxValueSize: self.configuration.maximumValueSize
+        )
         let repository = JSONFileRepository(
             directory: self.configuration.stateDirectory,
             threadPool: NIOThreadPool.singleton,
-            logger: logger
+            logger: logger,
+            schema: { name in catalog.current.first { $0.name == name } }
         )
+        let storageProblems = await repository.problems(modules: catalog.current.map(\.name))
+        for problem in storageProblems {
+            logger.error(
+                "state files: \(problem.message); the modules concerned serve their defaults and refuse writes",
+                metadata: ["state_dir": "\(self.configuration.stateDirectory)"]
+            )
+        }
         let recorder = SyncStatusRecorder(source: self.configuration.remote)
         let remote = try RemoteSourceFactory.make(configuration: self.configuration, logger: logger)
         let source = remote?.source
@@ -73,7 +84,9 @@ public struct Daemon: Sendable {
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
-        let status: @Sendable () -> String = { Self.status(of: catalog.current, sync: recorder.snapshot) }
+        let status: @Sendable () -> String = {
+            Self.status(of: catalog.current, sync: recorder.snapshot, storageProblems: storageProblems)
+        }
         let started = self.configuration
         let reload = self.reloadConfiguration
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -82,17 +95,22 @@ public struct Daemon: Sendable {
                 service: ReloadService {
                     notifier.reloading(status: "reloading configuration and schemas")
                     var directory = started.modulesDirectory
+                    var maxValueSize = started.maximumValueSize
                     do {
                         let next = try reload()
                         if next.socketPath != started.socketPath || next.stateDirectory != started.stateDirectory {
                             logger.warning("the socket and the state directory change only on restart")
                         }
                         directory = next.modulesDirectory
+                        maxValueSize = next.maximumValueSize
                     } catch {
                         logger.error("configuration not reloaded, keeping the current one: \(error)")
                     }
                     do {
-                        router.replace(presenters: try catalog.load(directory: directory).map(builder.build(schema:)))
+                        router.replace(
+                            presenters: try catalog.load(directory: directory, maxValueSize: maxValueSize)
+                                .map(builder.build(schema:))
+                        )
                     } catch {
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }
@@ -185,9 +203,18 @@ public struct Daemon: Sendable {
     }
 
     /// The one-line `STATUS=` text.
-    static func status(of schemas: [ModuleSchema], sync: SyncStatus) -> String {
+    static func status(
+        of schemas: [ModuleSchema],
+        sync: SyncStatus,
+        storageProblems: [StorageError] = []
+    ) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
         let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
-        return "serving \(schemas.count) modules, \(keys) keys; \(remote)"
+        var text = "serving \(schemas.count) modules, \(keys) keys; \(remote)"
+        if let first = storageProblems.first {
+            let more = storageProblems.count > 1 ? " (and \(storageProblems.count - 1) more, see the log)" : ""
+            text += "; STATE FILES UNUSABLE: \(first.message)\(more)"
+        }
+        return text
     }
 }

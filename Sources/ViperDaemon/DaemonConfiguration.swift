@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumConnections: Int = 1000
     /// How long a connection may stay without a call before it is closed; `nil` for no limit.
     public var idleTimeout: Duration? = .seconds(60)
+    /// The largest `string` or `strings` value a client or the remote may set, in bytes of UTF-8.
+    public var maximumValueSize: Int = 64 * 1024
     /// The remote source (`https://…`, `http://…` or `etcd://host:port[,…]/PREFIX`); `nil`: sync is off.
     public var remote: String?
     /// How often an HTTP(S) remote is polled.

@@ -74,6 +74,12 @@ struct DaemonFlags: Sendable {
             }
             configuration.syncMinimumInterval = .milliseconds(Int64(seconds * 1000))
         }
+        if let text = file?.values["max-value-size"] {
+            guard let value = Int(text), value >= 1 else {
+                throw ConfigurationError("\(file!.path): max-value-size must be a number of bytes >= 1")
+            }
+            configuration.maximumValueSize = value
+        }
         if let remote = self.remote ?? file?.values["remote"], !remote.isEmpty, remote != "off" {
             configuration.remote = remote
         }

@@ -16,17 +16,17 @@ final class ModuleCatalog: Sendable {
     var current: [ModuleSchema] { self.schemas.withLock { $0.values.sorted { $0.name < $1.name } } }
 
     /// Reads `directory`; logs every rejected file with its path and reason, keeps the previous version of a module
-    /// whose file was rejected, and returns the schemas now served.
+    /// whose file was rejected, and returns the schemas now served, their values limited to `maxValueSize` bytes.
     @discardableResult
-    func load(directory: String) throws -> [ModuleSchema] {
-        let (loaded, errors) = try ModuleCatalogLoader(directory: directory).load()
+    func load(directory: String, maxValueSize: Int) throws -> [ModuleSchema] {
+        let (loaded, errors) = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).load()
         let previous = self.schemas.withLock { $0 }
         var next = Dictionary(loaded.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for error in errors {
             let file = error.file ?? "?"
             let name = Self.moduleName(ofFile: file)
             if let name, next[name] == nil, let kept = previous[name] {
-                next[name] = kept
+                next[name] = kept.limitingValueSize(to: maxValueSize)
                 self.logger.error(
                     "schema rejected, keeping the previous version of the module: \(error)",
                     metadata: ["module": "\(name)", "file": "\(file)"]

@@ -16,9 +16,9 @@ struct SettingTypeTests {
         #expect(try SettingType.int(range: nil).value(fromText: "8080") == .int(8080))
         #expect(try SettingType.bool.value(fromText: "yes") == .bool(true))
         #expect(try SettingType.double(range: 0.5...4).value(fromText: "1.25") == .double(1.25))
-        #expect(try SettingType.strings.value(fromText: "stable,beta") == .strings(["stable", "beta"]))
-        #expect(try SettingType.strings.value(fromText: "[\"a, b\",\"c\"]") == .strings(["a, b", "c"]))
-        #expect(try SettingType.strings.value(fromText: "") == .strings([]))
+        #expect(try SettingType.strings().value(fromText: "stable,beta") == .strings(["stable", "beta"]))
+        #expect(try SettingType.strings().value(fromText: "[\"a, b\",\"c\"]") == .strings(["a, b", "c"]))
+        #expect(try SettingType.strings().value(fromText: "") == .strings([]))
     }
 
     @Test("garbage text is rejected with what was expected")
@@ -47,7 +47,7 @@ struct SettingTypeTests {
             try SettingType.int(range: nil).value(fromJSON: "8080")
         }
         #expect(throws: ValueRejection("expected a list of strings, found a integer in the list")) {
-            try SettingType.strings.value(fromJSON: ["a", 1])
+            try SettingType.strings().value(fromJSON: ["a", 1])
         }
     }
 
@@ -68,7 +68,7 @@ struct ControlCharacterTests {
             try string.value(fromText: "x\nFAKE critical: injected")
         }
         #expect(throws: ValueRejection.self) { try string.value(fromJSON: "a\u{0}b") }
-        #expect(throws: ValueRejection.self) { try SettingType.strings.value(fromJSON: ["ok", "tab\there"]) }
+        #expect(throws: ValueRejection.self) { try SettingType.strings().value(fromJSON: ["ok", "tab\there"]) }
         #expect((try? string.value(fromText: "ünïcødé ok")) == .string("ünïcødé ok"))
     }
 }

@@ -31,12 +31,13 @@ struct JSONFileRepositoryRecoveryTests {
         try Files.write(journalLine(revision: 3, set: ["proxy.port": 8080]), to: self.scratch.file("network.journal"))
         let recorder = LogRecorder()
         let repository = makeRepository(self.scratch.path, recorder: recorder)
+        // The snapshot's revision is lost: the module goes on above every revision its files name.
         #expect(
-            try await repository.state(of: "network") == ModuleState(revision: 3, local: ["proxy.port": .int(8080)])
+            try await repository.state(of: "network") == ModuleState(revision: 4, local: ["proxy.port": .int(8080)])
         )
         let aside = self.scratch.file("network.json.corrupt-\(testTimestamp)")
         #expect(Files.exists(aside))
-        #expect(!Files.exists(self.scratch.file("network.json")))
+        #expect(try JSONValue(parsing: Files.read(self.scratch.file("network.json")))["revision"] == 4)
         #expect(try Files.read(aside) == "{\"format\": 1,\n  \"module\": oops}")
         let errors = recorder.messages(at: .error)
         #expect(errors.count == 1)
@@ -49,7 +50,7 @@ struct JSONFileRepositoryRecoveryTests {
         }
         await repository.close()
         let reopened = try await makeRepository(self.scratch.path).state(of: "network")
-        #expect(reopened == ModuleState(revision: 4, local: ["proxy.port": .int(8080), "proxy.mode": .string("auto")]))
+        #expect(reopened == ModuleState(revision: 5, local: ["proxy.port": .int(8080), "proxy.mode": .string("auto")]))
     }
 
     @Test(
@@ -67,7 +68,7 @@ struct JSONFileRepositoryRecoveryTests {
         try Files.write(text, to: self.scratch.file("network.json"))
         let recorder = LogRecorder()
         let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
-        #expect(state == .empty)
+        #expect(state.local.isEmpty && state.revision >= 1)
         #expect(Files.exists(self.scratch.file("network.json.corrupt-\(testTimestamp)")))
         #expect(recorder.messages(at: .error).count == 1)
     }
@@ -90,7 +91,7 @@ struct JSONFileRepositoryRecoveryTests {
             logger: LogRecorder().logger
         )
         _ = try await repository.state(of: "network")
-        let names = Files.list(self.scratch.path)
+        let names = Files.list(self.scratch.path).filter { $0.contains("corrupt") }
         #expect(names.count == 1)
         let name = try #require(names.first)
         #expect(name.wholeMatch(of: /network\.json\.corrupt-20\d{6}T\d{6}Z/) != nil, "\(name)")
@@ -159,13 +160,14 @@ struct JSONFileRepositoryRecoveryTests {
         try Files.write(journal, to: self.scratch.file("network.journal"))
         let recorder = LogRecorder()
         let repository = makeRepository(self.scratch.path, recorder: recorder)
-        let expected = ModuleState(revision: 2, local: ["proxy.port": .int(1), "proxy.mode": .string("auto")])
+        // Revisions never go back: revision 4 was given out, so the module goes on above it.
+        let expected = ModuleState(revision: 5, local: ["proxy.port": .int(1), "proxy.mode": .string("auto")])
         #expect(try await repository.state(of: "network") == expected)
         let aside = self.scratch.file("network.journal.corrupt-\(testTimestamp)")
         #expect(try Files.read(aside) == journal)
         #expect(!Files.exists(self.scratch.file("network.journal")))
         let snapshot = try JSONValue(parsing: Files.read(self.scratch.file("network.json")))
-        #expect(snapshot["revision"] == 2 && snapshot["local"] == ["proxy.port": 1, "proxy.mode": "auto"])
+        #expect(snapshot["revision"] == 5 && snapshot["local"] == ["proxy.port": 1, "proxy.mode": "auto"])
         let errors = recorder.messages(at: .error)
         #expect(errors.count == 1)
         #expect(errors.first?.contains("Line 3") == true && errors.first?.contains(aside) == true)
@@ -173,7 +175,7 @@ struct JSONFileRepositoryRecoveryTests {
             LocalChange(set: ["proxy.port": .int(5)], revision: $0.revision + 1)
         }
         let reopened = try await makeRepository(self.scratch.path).state(of: "network")
-        #expect(reopened == ModuleState(revision: 3, local: ["proxy.port": .int(5), "proxy.mode": .string("auto")]))
+        #expect(reopened == ModuleState(revision: 6, local: ["proxy.port": .int(5), "proxy.mode": .string("auto")]))
     }
 
     @Test("a crash between a compaction's rename and its journal cut replays to the same state")

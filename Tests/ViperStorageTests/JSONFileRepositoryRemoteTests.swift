@@ -9,7 +9,7 @@ import ViperStorage
 struct JSONFileRepositoryRemoteTests {
     let scratch = Scratch()
 
-    @Test("a remote update writes readable, pretty-printed JSON and no journal")
+    @Test("a remote update writes readable, pretty-printed JSON and a journal record of its revision alone")
     func readableFile() async throws {
         let directory = self.scratch.newDirectory()
         let repository = makeRepository(directory)
@@ -41,9 +41,10 @@ struct JSONFileRepositoryRemoteTests {
         let json = try JSONValue(parsing: text)
         #expect(json["revision"]?.intValue == 12)
         #expect(json["mandatory"]?["proxy.port"]?.intValue == 8080)
-        #expect(Files.list(directory) == ["network.remote.json"])
-        // Temporary file, then directory (the directory's creation syncs its parent, not counted).
-        #expect(repository.syncCount - syncs == 2)
+        #expect(Files.list(directory) == ["network.journal", "network.remote.json"])
+        #expect(try Files.read("\(directory)/network.journal") == journalLine(revision: 12))
+        // Journal, temporary file, then directory (the directory's creation syncs its parent, not counted).
+        #expect(repository.syncCount - syncs == 3)
     }
 
     @Test("a nil remote decision touches no file")
@@ -130,7 +131,8 @@ struct JSONFileRepositoryRemoteTests {
         try Files.write(text, to: self.scratch.file("network.remote.json"))
         let recorder = LogRecorder()
         let repository = makeRepository(self.scratch.path, recorder: recorder)
-        let local = ModuleState(revision: 6, local: ["proxy.port": .int(3128), "proxy.mode": .string("manual")])
+        // The remote file's revision is lost: the module goes on above every revision its files name.
+        let local = ModuleState(revision: 7, local: ["proxy.port": .int(3128), "proxy.mode": .string("manual")])
         #expect(try await repository.state(of: "network") == local)
         let aside = self.scratch.file("network.remote.json.corrupt-\(testTimestamp)")
         #expect(try Files.read(aside) == text)

@@ -165,44 +165,6 @@ struct JSONFileRepositoryWriteTests {
         )
     }
 
-    @Test("a write that cannot be made durable fails its caller, and the module refuses writes but serves reads")
-    func writeFailure() async throws {
-        _ = try await {
-            let repository = makeRepository(self.scratch.path)
-            _ = try await repository.update(module: "network") { _ in
-                LocalChange(set: ["proxy.port": .int(1)], revision: 1)
-            }
-            await repository.close()
-        }()
-        let recorder = LogRecorder()
-        let repository = makeRepository(self.scratch.path, recorder: recorder)
-        #expect(try await repository.state(of: "network") == ModuleState(revision: 1, local: ["proxy.port": .int(1)]))
-        // Once loaded, a directory where the journal should be: opening it for appending fails.
-        try FileManager.default.removeItem(atPath: self.scratch.file("network.journal"))
-        try FileManager.default.createDirectory(
-            atPath: self.scratch.file("network.journal"),
-            withIntermediateDirectories: false
-        )
-        let failure = await #expect(throws: StorageError.self) {
-            try await repository.update(module: "network") { _ in LocalChange(set: ["proxy.port": .int(2)], revision: 2)
-            }
-        }
-        #expect(failure?.message.contains(self.scratch.file("network.journal")) == true)
-        #expect(failure?.message.contains("Is a directory") == true)
-        #expect(failure?.errno == EISDIR)
-        #expect(recorder.messages(at: .error).count == 1)
-        let later = await #expect(throws: StorageError.self) {
-            try await repository.update(module: "network") { _ in LocalChange(revision: 3) }
-        }
-        #expect(later?.message.contains("refuses writes") == true)
-        #expect(try await repository.state(of: "network") == ModuleState(revision: 1, local: ["proxy.port": .int(1)]))
-        // Other modules are not affected.
-        _ = try await repository.update(module: "display") { _ in
-            LocalChange(set: ["screen.scale": .double(2)], revision: 1)
-        }
-        #expect(try await repository.state(of: "display").revision == 1)
-    }
-
     @Test("a failed batch fails every queued write of its module and rolls the state back to the durable one")
     func failedBatchFailsQueuedWrites() async throws {
         let repository = makeRepository(self.scratch.path)

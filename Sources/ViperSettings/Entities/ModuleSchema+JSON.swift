@@ -97,15 +97,13 @@ extension ItemSchema {
             if let pattern, (try? Regex(pattern)) == nil {
                 throw SchemaError(path: "\(field.path).pattern", reason: "not a valid regular expression")
             }
-            var maxLength: Int?
-            if let field = try object.optionalMember("maxLength") {
-                guard let value = field.value.intValue, value >= 0 else {
-                    throw SchemaError(path: field.path, reason: "expected a non-negative integer")
-                }
-                maxLength = Int(value)
-            }
+            let maxLength = try object.optionalMember("maxLength")?.count()
             self.type = .string(choices: choices, pattern: pattern, maxLength: maxLength)
-        case "strings": self.type = .strings
+        case "strings":
+            self.type = .strings(
+                maxItems: try object.optionalMember("maxItems")?.count(),
+                maxLength: try object.optionalMember("maxLength")?.count()
+            )
         default:
             throw SchemaError(
                 path: typeField.path,
@@ -156,6 +154,14 @@ private struct Field {
         var result: [String] = []
         for element in try self.array() { result.append(try element.string()) }
         return result
+    }
+
+    /// A non-negative integer, such as a `maxLength`.
+    func count() throws(SchemaError) -> Int {
+        guard let value = self.value.intValue, value >= 0 else {
+            throw SchemaError(path: self.path, reason: "expected a non-negative integer")
+        }
+        return Int(value)
     }
 
     /// A name usable in a key: letters, digits, '-' and '_', starting with a letter.

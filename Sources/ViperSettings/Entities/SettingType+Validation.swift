@@ -60,8 +60,10 @@ extension SettingType {
                 }
                 return try self.value(fromJSON: json)
             }
-            if trimmed.isEmpty { return .strings([]) }
-            return .strings(trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces })
+            if trimmed.isEmpty { return try self.checked(.strings([])) }
+            return try self.checked(
+                .strings(trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces })
+            )
         }
     }
 
@@ -70,7 +72,19 @@ extension SettingType {
         switch (self, value) {
         case (.bool, .bool):
             return value
-        case (.strings, .strings(let texts)):
+        case (.strings(let maxItems, let maxLength, let maxSize), .strings(let texts)):
+            if let maxSize {
+                let size = texts.reduce(0) { $0 + $1.utf8.count }
+                if size > maxSize { throw Self.tooLarge(size, limit: maxSize) }
+            }
+            if let maxItems, texts.count > maxItems {
+                throw ValueRejection("must have at most \(maxItems) items, has \(texts.count)")
+            }
+            if let maxLength, let index = texts.firstIndex(where: { $0.count > maxLength }) {
+                throw ValueRejection(
+                    "item \(index + 1) must be at most \(maxLength) characters, has \(texts[index].count)"
+                )
+            }
             if texts.contains(where: Self.hasControlCharacters) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
@@ -84,7 +98,8 @@ extension SettingType {
             return value
         case (.double, .int(let number)):
             return try self.checked(.double(Double(number)))
-        case (.string(let choices, let pattern, let maxLength), .string(let text)):
+        case (.string(let choices, let pattern, let maxLength, let maxSize), .string(let text)):
+            if let maxSize, text.utf8.count > maxSize { throw Self.tooLarge(text.utf8.count, limit: maxSize) }
             if Self.hasControlCharacters(text) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
@@ -102,6 +117,10 @@ extension SettingType {
         default:
             throw ValueRejection("expected \(self.expected), found \(value.typeDescription)")
         }
+    }
+
+    private static func tooLarge(_ size: Int, limit: Int) -> ValueRejection {
+        ValueRejection("is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size)")
     }
 
     private static func hasControlCharacters(_ text: String) -> Bool {

@@ -3,8 +3,12 @@ public enum SettingType: Sendable, Hashable {
     case bool
     case int(range: ClosedRange<Int64>?)
     case double(range: ClosedRange<Double>?)
-    case string(choices: [String]?, pattern: String?, maxLength: Int?)
-    case strings
+    /// Text; `maxLength` in characters (from the schema), `maxSize` in bytes of UTF-8 (the daemon's
+    /// `max-value-size`, see ``ModuleSchema/limitingValueSize(to:)``).
+    case string(choices: [String]?, pattern: String?, maxLength: Int?, maxSize: Int? = nil)
+    /// A list of texts; `maxItems` and `maxLength` (of each text, in characters) from the schema, `maxSize` (of all
+    /// texts together, in bytes of UTF-8) from the daemon's `max-value-size`.
+    case strings(maxItems: Int? = nil, maxLength: Int? = nil, maxSize: Int? = nil)
 
     /// The schema's name of the type.
     public var name: String {
@@ -25,13 +29,17 @@ public enum SettingType: Sendable, Hashable {
         case .double(let range?): return "\(range.lowerBound)..\(range.upperBound)"
         case .int(nil): return "a whole number"
         case .double(nil): return "a number"
-        case .string(let choices, let pattern, let maxLength):
+        case .string(let choices, let pattern, let maxLength, _):
             var parts: [String] = []
             if let choices { parts.append("one of \(choices.joined(separator: ", "))") }
             if let pattern { parts.append("matching \(pattern)") }
             if let maxLength { parts.append("at most \(maxLength) characters") }
             return parts.isEmpty ? nil : parts.joined(separator: ", ")
-        case .strings: return "a list of strings"
+        case .strings(let maxItems, let maxLength, _):
+            var text = "a list of strings"
+            if let maxItems { text += ", at most \(maxItems) items" }
+            if let maxLength { text += ", each at most \(maxLength) characters" }
+            return text
         }
     }
 }

@@ -111,6 +111,27 @@ enum FileOperations {
         }
     }
 
+    /// The size of an open file, in bytes.
+    static func size(_ descriptor: Int32, path: String) throws(StorageError) -> Int {
+        var info = stat()
+        guard Glibc.fstat(descriptor, &info) == 0 else { throw .system("fstat", path, errno: Glibc.errno) }
+        return Int(info.st_size)
+    }
+
+    /// What is at `path` (following symbolic links): `nil` when nothing is, else a word for people and whether it
+    /// is a regular file, a directory, or something else.
+    static func kind(_ path: String) -> (isFile: Bool, isDirectory: Bool, name: String)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return (true, false, "a regular file")
+        case S_IFDIR: return (false, true, "a directory")
+        case S_IFSOCK: return (false, false, "a socket")
+        case S_IFIFO: return (false, false, "a named pipe")
+        default: return (false, false, "a device file")
+        }
+    }
+
     /// Whether anything exists at `path` (without following a final symbolic link).
     static func exists(_ path: String) -> Bool {
         var info = stat()

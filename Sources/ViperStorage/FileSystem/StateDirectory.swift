@@ -29,6 +29,46 @@ struct StateDirectory: Sendable {
     func remotePath(_ module: String) -> String { "\(self.path)/\(module).remote.json" }
     func remoteTemporaryPath(_ module: String) -> String { "\(self.path)/.\(module).remote.json.tmp" }
 
+    /// Why the directory cannot hold state files: it, or the first of its ancestors that exists, is not a
+    /// directory. `nil` when it is usable (or missing under a directory, to be created on the first write).
+    func problem() -> StorageError? {
+        var path = self.path
+        while true {
+            if let kind = FileOperations.kind(path) {
+                if kind.isDirectory { return nil }
+                let what = path == self.path ? "it" : path
+                return StorageError(
+                    "the state directory \(self.path) cannot be used: \(what) is \(kind.name), expected a directory; "
+                        + "move it out of the way or set state-dir to a directory",
+                    errno: ENOTDIR
+                )
+            }
+            let parent = FileOperations.parent(of: path)
+            if parent == path { return nil }
+            path = parent
+        }
+    }
+
+    /// Why a module file cannot be used: something other than a regular file is at `path`. `nil` when it is a
+    /// file or missing.
+    func fileProblem(_ path: String) -> StorageError? {
+        guard let kind = FileOperations.kind(path), !kind.isFile else { return nil }
+        return StorageError(
+            "\(path) is \(kind.name), expected a file; move it out of the way",
+            errno: kind.isDirectory ? EISDIR : EINVAL
+        )
+    }
+
+    /// The problems of the directory and of the files of `modules`, for a report at start.
+    func problems(modules: [String]) -> [StorageError] {
+        if let problem = self.problem() { return [problem] }
+        return modules.flatMap { module in
+            [self.snapshotPath(module), self.journalPath(module), self.remotePath(module)].compactMap {
+                self.fileProblem($0)
+            }
+        }
+    }
+
     /// Creates the directory when it is missing.
     func create() throws(StorageError) {
         try FileOperations.createDirectory(self.path)

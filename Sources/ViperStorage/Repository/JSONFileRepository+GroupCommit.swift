@@ -44,9 +44,11 @@ extension JSONFileRepository {
         var appends: [JournalWriter.Append] = []
         for module in modules {
             let records = writes[module]!
-            var bytes: [UInt8] = []
-            for record in records where record.remoteFile == nil { bytes += record.line }
-            let journalRecords = self.entries[module]!.journalRecords + records.count { $0.remoteFile == nil }
+            let entry = self.entries[module]!
+            let bytes = records.flatMap(\.line)
+            let journalRecords = entry.journalRecords + records.count { !$0.line.isEmpty }
+            let full =
+                journalRecords > self.compactAfterRecords || entry.journalBytes + bytes.count > self.compactAfterBytes
             appends.append(
                 JournalWriter.Append(
                     module: module,
@@ -54,7 +56,8 @@ extension JSONFileRepository {
                     bytes: bytes,
                     // Only the newest remote file of the batch is written: it replaces the others.
                     remoteFile: records.last { $0.remoteFile != nil }?.remoteFile,
-                    compactTo: journalRecords > self.compactAfterRecords ? records.last!.after : nil
+                    compactTo: full ? records.last!.after : nil,
+                    cutTo: entry.journalCut
                 )
             )
         }
@@ -70,12 +73,21 @@ extension JSONFileRepository {
             let records = writes[outcome.module]!
             self.descriptors[outcome.module] = outcome.descriptor
             if let error = outcome.error {
-                self.fail(outcome.module, error, records: records)
+                self.fail(outcome.module, error, records: records, pendingCut: outcome.pendingCut)
                 continue
             }
             let entry = self.entries[outcome.module]!
             entry.durable = records.last!.after
-            entry.journalRecords += records.count { $0.remoteFile == nil }
+            entry.journalRecords += records.count { !$0.line.isEmpty }
+            entry.journalBytes = outcome.journalBytes ?? entry.journalBytes
+            entry.journalCut = nil
+            if let failure = entry.writeFailure {
+                entry.writeFailure = nil
+                self.logger.notice(
+                    "Storage of module \(outcome.module) works again, writes are durable (the failure was: \(failure))",
+                    metadata: ["module": "\(outcome.module)"]
+                )
+            }
             for record in records { record.finish(.success(())) }
             self.apply(outcome.compaction, module: outcome.module)
         }
@@ -89,6 +101,7 @@ extension JSONFileRepository {
             break
         case .done:
             entry.journalRecords = 0
+            entry.journalBytes = 0
             self.logger.debug(
                 "Compacted the journal of \(module) into its snapshot at revision \(entry.durable.revision)",
                 metadata: ["module": "\(module)"]
@@ -101,26 +114,33 @@ extension JSONFileRepository {
                 metadata: ["module": "\(module)"]
             )
         case .journalFailed(let error):
+            // The snapshot holds every record: the journal is to be emptied before the next append.
             entry.journalRecords = 0
-            self.fail(module, error, records: [])
+            self.fail(module, error, records: [], pendingCut: 0)
         }
     }
 
-    /// Marks a module failed: its records and queued records fail, its state falls back to the last durable one.
-    func fail(_ module: String, _ error: StorageError, records: [PendingWrite]) {
+    /// Fails a module's records and queued records: its state falls back to the last durable one, and the next
+    /// write tries again (first cutting the journal to `pendingCut`, when set). Logged once per run of failures.
+    func fail(_ module: String, _ error: StorageError, records: [PendingWrite], pendingCut: Int?) {
         guard let entry = self.entries[module] else { return }
-        entry.failure = error
+        let first = entry.writeFailure == nil
+        entry.writeFailure = error
+        entry.journalCut = pendingCut ?? entry.journalCut
         entry.state = entry.durable
         if let descriptor = self.descriptors.removeValue(forKey: module) { FileOperations.close(descriptor) }
         let queued = self.queue.filter { $0.module == module }
         self.queue.removeAll { $0.module == module }
-        self.logger.error(
+        let failed = records.count + queued.count
+        let trace =
+            entry.journalCut.map {
+                "the journal could not be cut back to \($0) bytes yet, the next write does that first"
+            } ?? "nothing of them remains in the files"
+        let message = """
+            Storage failure of module \(module): \(error); \(failed) changes are not stored (\(trace)), the next \
+            write tries again
             """
-            Storage failure of module \(module): \(error); \(records.count + queued.count) changes are not durable, \
-            the module refuses writes until it is reopened
-            """,
-            metadata: ["module": "\(module)"]
-        )
+        self.logger.log(level: first ? .error : .debug, "\(message)", metadata: ["module": "\(module)"])
         for record in records + queued { record.finish(.failure(error)) }
     }
 }

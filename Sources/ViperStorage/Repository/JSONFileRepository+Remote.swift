@@ -8,8 +8,10 @@ extension JSONFileRepository {
     ///
     /// The remote file goes through the same group commit as the journal records: it is serialized with
     /// ``update(module:_:)`` per module, shares the batch's directory sync, and a failure marks the module failed as
-    /// for a journal write. The revision is stored in the remote file; on loading, the module's revision is the
-    /// greater of it and the snapshot's and journal's. A `decide` returning `nil` touches no file.
+    /// for a journal write. The revision is stored in the remote file, and in a journal record that changes nothing
+    /// (appended and synced before the remote file is replaced), so that the revision survives a remote file set
+    /// aside as corrupt; on loading, the module's revision is the greatest of the files'. A `decide` returning `nil`
+    /// touches no file.
     public func updateRemote(
         module: String,
         _ decide: @Sendable (ModuleState) throws -> RemoteChange?

@@ -1,3 +1,4 @@
+import Glibc
 public import Logging
 public import NIOPosix
 public import ViperSettings
@@ -18,7 +19,7 @@ public import ViperSettings
 ///   parse are moved aside and repaired as ``ModuleLoader`` describes, never stopping the other modules.
 /// - **Writes** append one line to the journal, so their cost does not grow with the module. An update returns only
 ///   once its line is written and `fdatasync`ed (and the directory fsynced when the journal was just created).
-///   When a journal holds more than `compactAfterRecords` records, the module is compacted: the snapshot is
+///   When a journal holds more than `compactAfterRecords` records or `compactAfterBytes` bytes, the module is compacted: the snapshot is
 ///   rewritten (temporary file, fsync, rename, directory fsync), then the journal is emptied and fsynced.
 /// - **Group commit**: concurrent updates, of one module or several, share syncs. The first waiting caller leads a
 ///   batch: it takes every queued record, writes and syncs them on the thread pool (one `fdatasync` per journal),
@@ -26,10 +27,17 @@ public import ViperSettings
 ///   task. The in-memory state is updated in order when a record is queued, so the next `decide` sees it; readers
 ///   (``state(of:)``) see only durable states.
 /// - **Failures**: when a batch cannot be made durable, its callers get a ``StorageError`` naming the file and the
-///   `errno` text, and the module is marked failed: its state falls back to the last durable one, queued writes of
-///   the module fail too, reads keep working, and every later update throws until the repository is created anew
-///   (on restart or reload), which re-reads the files. What is on disk for a failed batch is unknown (a failed
-///   `fdatasync` may or may not have written it), so it is not retried.
+///   `errno` text, and nothing of the batch is left for a restart to replay: the journal is cut back to its size
+///   before the batch and synced (when even that fails, the next write of the module does it before appending).
+///   The module's state falls back to the last durable one (the revision does not move on), queued writes of the
+///   module fail too, reads keep working, and the next write simply tries again, so the module recovers by itself
+///   once the disk works again. The first failure is logged as an error, the recovery as a notice. SIGHUP does not
+///   matter here: nothing needs reopening.
+/// - **Files that cannot be used** (see ``ModuleLoader``): the module serves what could be read and refuses writes
+///   with an error naming the path and the problem; each refused write loads the files again first, so fixing them
+///   is enough.
+/// - **Revisions** read from disk are never trusted for arithmetic: a module at revision `Int64.max` refuses writes
+///   with a ``StorageError`` rather than overflowing.
 /// - A `decide` returning `nil` touches no file.
 public actor JSONFileRepository: SettingsRepository {
     /// The state directory.
@@ -40,6 +48,7 @@ public actor JSONFileRepository: SettingsRepository {
     let threadPool: NIOThreadPool
     let logger: Logger
     let compactAfterRecords: Int
+    let compactAfterBytes: Int
 
     var entries: [String: ModuleEntry] = [:]
     /// Callers waiting for a module being loaded, by module.
@@ -61,6 +70,8 @@ public actor JSONFileRepository: SettingsRepository {
     ///   - logger: Receives repairs of corrupt files (error), dropped torn lines and skipped values (warning), and
     ///     storage failures (error).
     ///   - compactAfterRecords: A module's journal is compacted into its snapshot when it holds more records.
+    ///   - compactAfterBytes: … or when it would grow past this many bytes.
+    ///   - schema: The schema of a module, to log stored values that break it when the module is loaded.
     ///   - timestamp: The UTC time stamp for the names of files moved aside, `YYYYMMDDTHHMMSSZ`; the current time
     ///     when `nil`.
     public init(
@@ -68,17 +79,26 @@ public actor JSONFileRepository: SettingsRepository {
         threadPool: NIOThreadPool,
         logger: Logger,
         compactAfterRecords: Int = 1000,
+        compactAfterBytes: Int = 1 << 20,
+        schema: @escaping @Sendable (String) -> ModuleSchema? = { _ in nil },
         timestamp: (@Sendable () -> String)? = nil
     ) {
         precondition(compactAfterRecords >= 1, "compactAfterRecords must be at least 1")
+        precondition(compactAfterBytes >= 1, "compactAfterBytes must be at least 1")
         let files = StateDirectory(path: directory)
         self.directory = files.path
         self.files = files
-        self.loader = ModuleLoader(directory: files, logger: logger, timestamp: timestamp ?? { UTCTimestamp.now() })
+        self.loader = ModuleLoader(
+            directory: files,
+            logger: logger,
+            timestamp: timestamp ?? { UTCTimestamp.now() },
+            schema: schema
+        )
         self.writer = JournalWriter(directory: files)
         self.threadPool = threadPool
         self.logger = logger
         self.compactAfterRecords = compactAfterRecords
+        self.compactAfterBytes = compactAfterBytes
     }
 
     deinit {
@@ -119,6 +139,15 @@ public actor JSONFileRepository: SettingsRepository {
     ) async throws -> (before: ModuleState, after: ModuleState) {
         let entry = try await self.writableEntry(for: module)
         let before = entry.state
+        guard before.revision < .max else {
+            throw StorageError(
+                """
+                module '\(module)' refuses writes: it is at revision \(before.revision), the highest there is (read \
+                from its state files in \(self.directory)); fix or remove those files
+                """,
+                errno: EOVERFLOW
+            )
+        }
         guard let change = try decide(before) else { return (before, before) }
         let after = applied(change, before)
         entry.state = after
@@ -137,8 +166,9 @@ public actor JSONFileRepository: SettingsRepository {
         }
         defer { self.passOn() }
         let work = self.entries.compactMap { module, entry in
-            entry.journalRecords > 0 && entry.failure == nil
-                ? (module: module, descriptor: self.descriptors[module], state: entry.durable) : nil
+            (entry.journalRecords > 0 || entry.journalCut != nil) && entry.loadFailure == nil
+                ? (module: module, descriptor: self.descriptors[module], state: entry.durable, cut: entry.journalCut)
+                : nil
         }
         let open = Array(self.descriptors.values)
         self.descriptors = [:]
@@ -146,9 +176,15 @@ public actor JSONFileRepository: SettingsRepository {
         do {
             let results = try await self.threadPool.runIgnoringCancellation {
                 defer { for descriptor in open { FileOperations.close(descriptor) } }
-                return work.map { writer.compact($0.module, descriptor: $0.descriptor, to: $0.state) }
+                return work.map { item in
+                    let cut = writer.cutBack(item.module, descriptor: item.descriptor, to: item.cut)
+                    return (cut, writer.compact(item.module, descriptor: item.descriptor, to: item.state))
+                }
             }
-            for (item, result) in zip(work, results) { self.apply(result, module: item.module) }
+            for (item, result) in zip(work, results) {
+                self.entries[item.module]?.journalCut = result.0
+                self.apply(result.1, module: item.module)
+            }
         } catch {
             self.logger.error("Could not compact the journals at close: \(error)")
             for descriptor in open { FileOperations.close(descriptor) }
@@ -157,13 +193,22 @@ public actor JSONFileRepository: SettingsRepository {
 
     // MARK: - Loading
 
-    /// The module's entry, as ``entry(for:)``; throws when the module refuses writes after a storage failure.
+    /// The module's entry, as ``entry(for:)``. A module whose files could not be used is loaded again first;
+    /// throws when they still cannot be used.
     func writableEntry(for module: String) async throws(StorageError) -> ModuleEntry {
-        let entry = try await self.entry(for: module)
-        if let failure = entry.failure {
-            throw StorageError(
-                "module '\(module)' refuses writes after a storage failure: \(failure.message)",
-                errno: failure.errno
+        var entry = try await self.entry(for: module)
+        if let failure = entry.loadFailure {
+            if self.entries[module] === entry { self.entries[module] = nil }
+            entry = try await self.entry(for: module)
+            guard entry.loadFailure == nil else {
+                throw StorageError(
+                    "module '\(module)' refuses writes: \(entry.loadFailure!.message)",
+                    errno: entry.loadFailure!.errno
+                )
+            }
+            self.logger.notice(
+                "The files of module \(module) load again, it takes writes (the problem was: \(failure))",
+                metadata: ["module": "\(module)"]
             )
         }
         return entry
@@ -182,14 +227,21 @@ public actor JSONFileRepository: SettingsRepository {
             let loader = self.loader
             let result: Result<LoadedModule, StorageError>
             do {
-                result = .success(try await self.threadPool.runIgnoringCancellation { try loader.load(module) })
+                result = .success(try await self.threadPool.runIgnoringCancellation { loader.load(module) })
             } catch {
-                result = .failure(error as? StorageError ?? StorageError("cannot load module '\(module)': \(error)"))
+                result = .failure(StorageError("cannot load module '\(module)': \(error)"))
             }
             if case .success(let loaded) = result { self.entries[module] = ModuleEntry(loaded) }
             for waiter in self.loading.removeValue(forKey: module) ?? [] { waiter.resume() }
             if case .failure(let error) = result { throw error }
         }
+    }
+
+    /// The problems of the state directory and of the files of `modules`, each naming the path and what is wrong
+    /// with it (a file where the directory should be, a directory where a file should be): for a report at start.
+    public func problems(modules: [String]) async -> [StorageError] {
+        let files = self.files
+        return (try? await self.threadPool.runIgnoringCancellation { files.problems(modules: modules) }) ?? []
     }
 
     /// Module names come from schemas; anything that could escape the directory or hide a file is refused, and so

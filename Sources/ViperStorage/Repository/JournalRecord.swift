@@ -34,8 +34,8 @@ struct JournalRecord {
         guard json.objectValue != nil else {
             throw StateFileError(reason: "expected an object, found \(json.typeName)")
         }
-        guard let revision = json["revision"]?.intValue else {
-            throw StateFileError(reason: "expected an integer \"revision\"")
+        guard let revision = json["revision"]?.intValue, revision >= 0 else {
+            throw StateFileError(reason: "expected a non-negative integer \"revision\"")
         }
         var change = LocalChange(revision: revision)
         if let member = json["set"], member != .null {

@@ -15,6 +15,9 @@ struct JournalWriter: Sendable {
         /// When set, the journal is compacted after the append: this state is written as the snapshot and the
         /// journal is emptied.
         var compactTo: ModuleState?
+        /// When set, a failed batch may have left a torn tail past this size: the journal is cut to it (and
+        /// synced) before anything is appended.
+        var cutTo: Int?
     }
 
     /// What became of an ``Append``.
@@ -24,6 +27,11 @@ struct JournalWriter: Sendable {
         var descriptor: Int32?
         /// Set when the records are not known to be durable.
         var error: StorageError?
+        /// After a failure: the size the journal still has to be cut to, when cutting off what the failed batch
+        /// appended failed too; `nil` when the journal holds no trace of the failed batch.
+        var pendingCut: Int?
+        /// The journal's size after a successful append.
+        var journalBytes: Int?
         var compaction: Compaction = .notRequested
     }
 
@@ -44,24 +52,31 @@ struct JournalWriter: Sendable {
         var outcomes: [Outcome] = []
         /// Appends that created a journal or renamed a remote file: the directory must be synced for them.
         var newNames: [Int] = []
+        /// The journal's size before each append: what a failure cuts it back to.
+        var starts: [Int?] = []
         for append in appends {
             let path = self.directory.journalPath(append.module)
             var outcome = Outcome(module: append.module, descriptor: append.descriptor)
-            if append.bytes.isEmpty {
-                outcomes.append(outcome)
-                continue
-            }
-            do {
-                if outcome.descriptor == nil {
-                    try self.directory.create()
-                    let opened = try FileOperations.openForAppend(path)
-                    outcome.descriptor = opened.descriptor
-                    if opened.created { newNames.append(outcomes.count) }
+            var start: Int?
+            if !append.bytes.isEmpty || append.cutTo != nil {
+                do {
+                    if outcome.descriptor == nil {
+                        try self.directory.create()
+                        let opened = try FileOperations.openForAppend(path)
+                        outcome.descriptor = opened.descriptor
+                        if opened.created { newNames.append(outcomes.count) }
+                    }
+                    if let cut = append.cutTo {
+                        try FileOperations.truncate(outcome.descriptor!, to: cut, path: path)
+                        try self.directory.sync(outcome.descriptor!, path: path)
+                    }
+                    start = try FileOperations.size(outcome.descriptor!, path: path)
+                    try FileOperations.writeAll(outcome.descriptor!, append.bytes, path: path)
+                } catch {
+                    outcome.error = error
                 }
-                try FileOperations.writeAll(outcome.descriptor!, append.bytes, path: path)
-            } catch {
-                outcome.error = error
             }
+            starts.append(start)
             outcomes.append(outcome)
         }
         for index in outcomes.indices where outcomes[index].error == nil && !appends[index].bytes.isEmpty {
@@ -97,17 +112,44 @@ struct JournalWriter: Sendable {
         }
         for index in outcomes.indices {
             if outcomes[index].error != nil {
-                if let descriptor = outcomes[index].descriptor { FileOperations.close(descriptor) }
-                outcomes[index].descriptor = nil
-            } else if let state = appends[index].compactTo {
-                outcomes[index].compaction = self.compact(
+                // Leave no trace of the failed records that a restart could replay.
+                outcomes[index].pendingCut = self.cutBack(
                     appends[index].module,
                     descriptor: outcomes[index].descriptor,
-                    to: state
+                    to: starts[index] ?? appends[index].cutTo
                 )
+                if let descriptor = outcomes[index].descriptor { FileOperations.close(descriptor) }
+                outcomes[index].descriptor = nil
+            } else {
+                outcomes[index].journalBytes = starts[index].map { $0 + appends[index].bytes.count }
+                if let state = appends[index].compactTo {
+                    outcomes[index].compaction = self.compact(
+                        appends[index].module,
+                        descriptor: outcomes[index].descriptor,
+                        to: state
+                    )
+                }
             }
         }
         return outcomes
+    }
+
+    /// Cuts the journal back to `size` and syncs it, after a failed batch; returns `size` when that failed too (it
+    /// is to be tried again before the next append), else `nil`.
+    func cutBack(_ module: String, descriptor: Int32?, to size: Int?) -> Int? {
+        guard let size else { return nil }
+        let path = self.directory.journalPath(module)
+        do {
+            if let descriptor {
+                try FileOperations.truncate(descriptor, to: size, path: path)
+                try self.directory.sync(descriptor, path: path)
+            } else if FileOperations.exists(path) {
+                try FileOperations.truncateFile(path, to: size)
+            }
+            return nil
+        } catch {
+            return size
+        }
     }
 
     /// Writes `state` as the module's snapshot, then empties the journal: the journal is cut only once the snapshot

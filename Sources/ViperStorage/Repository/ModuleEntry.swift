@@ -8,13 +8,22 @@ final class ModuleEntry {
     var durable: ModuleState
     /// Durable records in the journal since the last snapshot.
     var journalRecords: Int
-    /// Set after a storage failure: the module keeps serving reads, and refuses writes until it is reopened.
-    var failure: StorageError?
+    /// The journal's size in bytes.
+    var journalBytes: Int
+    /// Set when the module's files could not be read or repaired: reads serve what was read, writes are refused
+    /// with this error; each write first loads the files again, and goes on when they load cleanly.
+    var loadFailure: StorageError?
+    /// Set after a failed write, until a write succeeds: the next write tries again; logged once.
+    var writeFailure: StorageError?
+    /// After a failed write whose records could not be cut off the journal: the size to cut it to before the next
+    /// append.
+    var journalCut: Int?
 
     init(_ loaded: LoadedModule) {
         self.state = loaded.state
         self.durable = loaded.state
         self.journalRecords = loaded.journalRecords
-        self.failure = loaded.failure
+        self.journalBytes = loaded.journalBytes
+        self.loadFailure = loaded.failure
     }
 }

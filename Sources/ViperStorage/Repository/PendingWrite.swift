@@ -3,7 +3,8 @@ import ViperSettings
 /// A journal record, or a remote file, waiting for its batch to be durable. Confined to the repository actor.
 final class PendingWrite {
     let module: String
-    /// The journal line, newline included; empty for a remote file.
+    /// The journal line, newline included; for a remote file, a record that changes nothing but carries the
+    /// revision, so that the journal knows every revision given out (see ``ModuleLoader``).
     let line: [UInt8]
     /// The whole `NAME.remote.json` to write, for a remote update; `nil` for a journal record.
     let remoteFile: [UInt8]?
@@ -26,7 +27,7 @@ final class PendingWrite {
     /// A replacement of the module's remote file.
     init(module: String, remoteFile: [UInt8], after: ModuleState) {
         self.module = module
-        self.line = []
+        self.line = JournalRecord(change: LocalChange(revision: after.revision)).line
         self.remoteFile = remoteFile
         self.after = after
     }

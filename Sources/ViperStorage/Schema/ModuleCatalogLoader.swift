@@ -16,10 +16,13 @@ public import ViperSettings
 public struct ModuleCatalogLoader: Sendable {
     /// The modules directory.
     public var directory: String
+    /// The daemon-wide limit on a `string` or `strings` value, in bytes of UTF-8 (`max-value-size`).
+    public var maxValueSize: Int
 
-    /// Creates a loader of the schemas in `directory`.
-    public init(directory: String) {
+    /// Creates a loader of the schemas in `directory`, limiting values to `maxValueSize` bytes.
+    public init(directory: String, maxValueSize: Int = ModuleSchema.defaultMaxValueSize) {
         self.directory = directory
+        self.maxValueSize = maxValueSize
     }
 
     /// Reads every schema; blocks, so call it at start or from a thread pool.
@@ -44,7 +47,7 @@ public struct ModuleCatalogLoader: Sendable {
                     )
                 }
                 files[schema.name] = path
-                schemas.append(schema)
+                schemas.append(schema.limitingValueSize(to: self.maxValueSize))
             } catch {
                 var located = error
                 located.file = path

@@ -176,11 +176,11 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     private func audit(_ changes: [(before: ResolvedSetting, after: ResolvedSetting)], caller: Caller) {
         for (before, after) in changes {
             self.logger.notice(
-                "\(after.key) changed from \(before.value.json.serialized()) to \(after.value.json.serialized())",
+                "\(after.key) changed from \(before.value.logText()) to \(after.value.logText())",
                 metadata: [
                     "key": "\(after.key)",
-                    "old_value": "\(before.value.json.serialized())",
-                    "new_value": "\(after.value.json.serialized())",
+                    "old_value": "\(before.value.logText())",
+                    "new_value": "\(after.value.logText())",
                     "layer": "\(after.winner.rawValue)",
                     "client_uid": "\(caller.uid)",
                     "client_pid": "\(caller.pid)",

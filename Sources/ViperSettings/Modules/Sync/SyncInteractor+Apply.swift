@@ -104,12 +104,12 @@ extension SyncInteractor {
                 }
             }
             self.logger.notice(
-                "\(new.key) changed from \(old.value.json.serialized()) to \(new.value.json.serialized())",
+                "\(new.key) changed from \(old.value.logText()) to \(new.value.logText())",
                 metadata: [
                     "module": "\(schema.name)",
                     "key": "\(new.key)",
-                    "old_value": "\(old.value.json.serialized())",
-                    "new_value": "\(new.value.json.serialized())",
+                    "old_value": "\(old.value.logText())",
+                    "new_value": "\(new.value.logText())",
                     "layer": "\(new.winner.rawValue)",
                     "locked": "\(new.isLocked)",
                     "source": "remote",

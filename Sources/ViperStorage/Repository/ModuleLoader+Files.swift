@@ -1,0 +1,139 @@
+import Logging
+import ViperSettings
+
+/// The reading of each file of a module.
+extension ModuleLoader {
+    /// Reads the snapshot; `false` when it is unusable, in which case the journal is not replayed (its records
+    /// alone would be a partial state).
+    func readSnapshot(
+        _ module: String,
+        into loaded: inout LoadedModule,
+        repair: inout Repair,
+        logger: Logger
+    ) -> Bool {
+        let path = self.directory.snapshotPath(module)
+        guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else {
+            return loaded.failure == nil
+        }
+        do {
+            let snapshot = try ModuleSnapshot(decoding: bytes, module: module)
+            loaded.state = snapshot.state
+            repair.highest = max(repair.highest, snapshot.state.revision)
+            if !snapshot.skippedKeys.isEmpty {
+                logger.warning(
+                    "Skipped stored values that are not valid setting values in \(path): \(snapshot.skippedKeys)",
+                    metadata: ["file": "\(path)"]
+                )
+            }
+        } catch {
+            repair.lostText = true
+            repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[...]) ?? 0)
+            do {
+                let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
+                logger.error(
+                    """
+                    The snapshot \(path) is corrupt (\(error.reason)); moved aside to \(aside), the module starts \
+                    from its journal alone
+                    """,
+                    metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(error.reason)"]
+                )
+            } catch let failure {
+                logger.error(
+                    """
+                    The snapshot \(path) is corrupt (\(error.reason)) and could not be moved aside: \(failure); \
+                    writes to the module are refused
+                    """,
+                    metadata: ["file": "\(path)", "reason": "\(error.reason)"]
+                )
+                loaded.failure = loaded.failure ?? failure
+            }
+        }
+        return true
+    }
+
+    /// Replays the journal; a record raises the revision, never lowers it.
+    func replayJournal(_ module: String, into loaded: inout LoadedModule, repair: inout Repair, logger: Logger) {
+        let path = self.directory.journalPath(module)
+        guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else { return }
+        let lines = JournalLines(bytes)
+        var records = 0
+        for record in lines.records {
+            if !record.skippedKeys.isEmpty {
+                logger.warning(
+                    """
+                    Skipped stored values that are not valid setting values in \(path), revision \
+                    \(record.change.revision): \(record.skippedKeys)
+                    """,
+                    metadata: ["file": "\(path)"]
+                )
+            }
+            let revision = max(loaded.state.revision, record.change.revision)
+            loaded.state = record.change.applied(to: loaded.state)
+            loaded.state.revision = revision
+            repair.highest = max(repair.highest, revision)
+            records += 1
+        }
+        loaded.journalRecords = records
+        loaded.journalBytes = bytes.count
+        guard let bad = lines.bad else { return }
+        if bad.isLast {
+            logger.warning(
+                "Dropped the torn last line \(bad.line) of \(path) (\(bad.reason)), kept \(records) records",
+                metadata: ["file": "\(path)", "reason": "\(bad.reason)"]
+            )
+            do {
+                try FileOperations.truncateFile(path, to: bad.offset)
+                loaded.journalBytes = bad.offset
+            } catch {
+                logger.error("Could not cut \(path): \(error); writes to the module are refused")
+                loaded.failure = loaded.failure ?? error
+            }
+            return
+        }
+        repair.lostText = true
+        repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[bad.offset...]) ?? 0)
+        repair.journalToSetAside = BadJournal(line: bad.line, reason: bad.reason, records: records)
+    }
+
+    /// Reads the remote layers, after the journal: the revision is the greater of the two.
+    func readRemote(_ module: String, into loaded: inout LoadedModule, repair: inout Repair, logger: Logger) {
+        let path = self.directory.remotePath(module)
+        guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else { return }
+        do {
+            let remote = try RemoteLayers(decoding: bytes, module: module)
+            loaded.state.recommended = remote.recommended
+            loaded.state.mandatory = remote.mandatory
+            loaded.state.remoteRevision = remote.remoteRevision
+            loaded.state.revision = max(loaded.state.revision, remote.revision)
+            repair.highest = max(repair.highest, remote.revision)
+            if !remote.skippedKeys.isEmpty {
+                logger.warning(
+                    "Skipped stored values that are not valid setting values in \(path): \(remote.skippedKeys)",
+                    metadata: ["file": "\(path)"]
+                )
+            }
+        } catch {
+            repair.lostText = true
+            repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[...]) ?? 0)
+            do {
+                let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
+                logger.error(
+                    """
+                    The remote file \(path) is corrupt (\(error.reason)); moved aside to \(aside), the module starts \
+                    without remote layers until the next remote update
+                    """,
+                    metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(error.reason)"]
+                )
+            } catch let failure {
+                logger.error(
+                    """
+                    The remote file \(path) is corrupt (\(error.reason)) and could not be moved aside: \(failure); \
+                    writes to the module are refused
+                    """,
+                    metadata: ["file": "\(path)", "reason": "\(error.reason)"]
+                )
+                loaded.failure = loaded.failure ?? failure
+            }
+        }
+    }
+}

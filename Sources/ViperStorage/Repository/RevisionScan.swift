@@ -1,0 +1,48 @@
+/// Finds the revisions named in text that does not parse: every `"revision"`, then optional spaces, `:`, optional
+/// spaces and digits. Used when a state file is set aside, so that the module's revision after the repair stays
+/// above every revision the lost text held. Numbers that do not fit an `Int64` are ignored (never trapped on).
+enum RevisionScan {
+    /// The highest revision in `bytes`, or `nil` when none is readable.
+    static func highest(in bytes: ArraySlice<UInt8>) -> Int64? {
+        let key = Array("\"revision\"".utf8)
+        var highest: Int64?
+        var index = bytes.startIndex
+        while index + key.count <= bytes.endIndex {
+            guard bytes[index..<index + key.count].elementsEqual(key) else {
+                index += 1
+                continue
+            }
+            var cursor = self.skipSpaces(bytes, from: index + key.count)
+            index += key.count
+            guard cursor < bytes.endIndex, bytes[cursor] == UInt8(ascii: ":") else { continue }
+            cursor = self.skipSpaces(bytes, from: cursor + 1)
+            if let value = self.number(bytes, from: cursor) { highest = max(highest ?? value, value) }
+        }
+        return highest
+    }
+
+    private static func skipSpaces(_ bytes: ArraySlice<UInt8>, from start: Int) -> Int {
+        var cursor = start
+        while cursor < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 }
+        return cursor
+    }
+
+    /// The non-negative decimal number at `start`; `nil` when there is none or it does not fit an `Int64`.
+    private static func number(_ bytes: ArraySlice<UInt8>, from start: Int) -> Int64? {
+        var value: Int64 = 0
+        var cursor = start
+        while cursor < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[cursor]) {
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[cursor] - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return nil }
+            value = sum
+            cursor += 1
+        }
+        return cursor == start ? nil : value
+    }
+}
+
+extension Int64 {
+    /// One more, or `Int64.max` when there is no more: for revisions read from disk, which must never trap.
+    var incrementedSaturating: Int64 { self == .max ? .max : self + 1 }
+}

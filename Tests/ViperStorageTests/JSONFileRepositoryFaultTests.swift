@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import ViperSettings
+import ViperStorage
+
+/// Faults of the disk: a write reported as failed leaves no trace, a module recovers by itself, revisions read from
+/// disk never trap.
+@Suite("JSONFileRepository faults")
+struct JSONFileRepositoryFaultTests {
+    let scratch = Scratch()
+
+    /// A 100-byte value, so that a batch of writes crosses a page of the full tmpfs.
+    static func value(_ index: Int) -> SettingValue {
+        .string("value \(index) " + String(repeating: "x", count: 90))
+    }
+
+    @Test(
+        "on a full disk, a write reported as failed is not served after a restart, and the revision stays",
+        .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
+    )
+    func fullDiskLeavesNoTrace() async throws {
+        let disk = try FullDisk()
+        let directory = "\(disk.path)/state"
+        let recorder = LogRecorder()
+        let repository = makeRepository(directory, recorder: recorder)
+        // About 2 KiB into the journal's page: the next batches find room for a few lines, not for all.
+        for index in 0..<20 {
+            _ = try await repository.update(module: "network") {
+                LocalChange(set: ["items.warm\(index)": .int(Int64(index))], revision: $0.revision + 1)
+            }
+        }
+        try disk.fill()
+        let outcomes = await withTaskGroup(of: (String, Int64?).self) { group in
+            for index in 0..<60 {
+                group.addTask {
+                    let key = "items.k\(index)"
+                    let result = try? await repository.update(module: "network") {
+                        LocalChange(set: [key: Self.value(index)], revision: $0.revision + 1)
+                    }
+                    return (key, result?.after.revision)
+                }
+            }
+            return await group.reduce(into: [String: Int64?]()) { $0[$1.0] = $1.1 }
+        }
+        let failed = outcomes.filter { $0.value == nil }.map(\.key)
+        #expect(!failed.isEmpty, "the disk should have been full")
+        let acknowledged = outcomes.compactMapValues { $0 }
+        let highest = acknowledged.values.max() ?? 20
+        #expect(try await repository.state(of: "network").revision == highest)
+        // Logged once per run of failures: an error, then a notice should a smaller batch fit again.
+        #expect(recorder.messages(at: .error).count == recorder.messages(at: .notice).count + 1)
+
+        // A restart (no close: as after a crash) serves the acknowledged writes, none of the failed ones.
+        disk.free()
+        let restarted = try await makeRepository(directory).state(of: "network")
+        for key in failed { #expect(restarted.local[key] == nil, "\(key) failed but came back") }
+        for key in acknowledged.keys { #expect(restarted.local[key] != nil, "\(key) was acknowledged but is lost") }
+        #expect(restarted.revision == highest)
+
+        // The module recovers by itself once there is room again, and says so.
+        let after = try await repository.update(module: "network") {
+            LocalChange(set: ["items.again": .int(1)], revision: $0.revision + 1)
+        }
+        #expect(after.after.revision == highest + 1)
+        #expect(recorder.messages(at: .notice).contains { $0.contains("works again") })
+        let reopened = try await makeRepository(directory).state(of: "network")
+        #expect(reopened.local["items.again"] == .int(1) && reopened.revision == highest + 1)
+        await repository.close()
+    }
+
+    @Test("a module at the highest revision refuses writes with a clear error instead of crashing")
+    func highestRevision() async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 9223372036854775807, "local": {"proxy.port": 1}}"#,
+            to: self.scratch.file("network.json")
+        )
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        #expect(try await repository.state(of: "network").revision == .max)
+        let error = await #expect(throws: StorageError.self) {
+            try await repository.update(module: "network") {
+                LocalChange(set: ["proxy.port": .int(2)], revision: $0.revision + 1)
+            }
+        }
+        #expect(error?.message.contains("9223372036854775807") == true)
+        #expect(error?.message.contains("refuses writes") == true)
+        await #expect(throws: StorageError.self) {
+            try await repository.updateRemote(module: "network") {
+                RemoteChange(recommended: [:], mandatory: ["proxy.port": .int(3)], revision: $0.revision + 1)
+            }
+        }
+        #expect(recorder.messages(at: .error).contains { $0.contains("highest there is") })
+        #expect(try await repository.state(of: "network").local == ["proxy.port": .int(1)])
+    }
+
+    @Test("a revision in the journal above the snapshot's, or a huge one, never traps nor lowers the revision")
+    func journalRevisions() async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 7, "local": {}}"#,
+            to: self.scratch.file("network.json")
+        )
+        // A stale record (from before the snapshot) must not take the revision back.
+        try Files.write(
+            journalLine(revision: 3, set: ["proxy.port": 3]) + journalLine(revision: 8, set: ["proxy.mode": "auto"])
+                + journalLine(revision: 5, remove: ["proxy.mode"]),
+            to: self.scratch.file("network.journal")
+        )
+        let state = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(state.revision == 8)
+    }
+
+    @Test("a write failure is retried on the next write, logged once, and its recovery logged")
+    func retryAfterFailure() async throws {
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        _ = try await repository.update(module: "network") { _ in LocalChange(set: ["proxy.port": .int(1)], revision: 1)
+        }
+        await repository.close()
+        // Once loaded, a directory where the journal should be: opening it for appending fails.
+        try FileManager.default.removeItem(atPath: self.scratch.file("network.journal"))
+        try FileManager.default.createDirectory(
+            atPath: self.scratch.file("network.journal"),
+            withIntermediateDirectories: false
+        )
+        for _ in 0..<3 {
+            let failure = await #expect(throws: StorageError.self) {
+                try await repository.update(module: "network") { _ in
+                    LocalChange(set: ["proxy.port": .int(2)], revision: 2)
+                }
+            }
+            #expect(failure?.message.contains(self.scratch.file("network.journal")) == true)
+            #expect(failure?.message.contains("Is a directory") == true)
+        }
+        #expect(recorder.messages(at: .error).count == 1)
+        #expect(try await repository.state(of: "network") == ModuleState(revision: 1, local: ["proxy.port": .int(1)]))
+        try FileManager.default.removeItem(atPath: self.scratch.file("network.journal"))
+        _ = try await repository.update(module: "network") { _ in LocalChange(set: ["proxy.port": .int(3)], revision: 2)
+        }
+        #expect(recorder.messages(at: .notice).count == 1)
+        let reopened = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(reopened.local["proxy.port"] == .int(3) && reopened.revision == 2)
+    }
+}
