@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
+        // The few calls into the C library every part needs: errno text and the wall clock.
+        .target(name: "ViperPOSIX", swiftSettings: strict),
         // The View's contract: JSON values, ViewModels and error codes shared by the daemon and settingsctl.
         // No Foundation, so that settingsctl starts fast.
         .target(
@@ -44,6 +46,7 @@ let package = Package(
         .target(
             name: "ViperStorage",
             dependencies: [
+                "ViperPOSIX",
                 "ViperSettings",
                 "SettingsAPI",
                 .product(name: "Logging", package: "swift-log"),
@@ -55,6 +58,7 @@ let package = Package(
         .target(
             name: "ViperIPC",
             dependencies: [
+                "ViperPOSIX",
                 "SettingsAPI",
                 "ViperSettings",
                 .product(name: "Logging", package: "swift-log"),
@@ -68,6 +72,7 @@ let package = Package(
         .target(
             name: "ViperSync",
             dependencies: [
+                "ViperPOSIX",
                 "ViperSettings",
                 "SettingsAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -97,6 +102,7 @@ let package = Package(
         .target(
             name: "ViperDaemon",
             dependencies: [
+                "ViperPOSIX",
                 "SettingsAPI",
                 "ViperSettings",
                 "ViperStorage",
@@ -115,7 +121,7 @@ let package = Package(
         ),
         // settingsctl, the View, without ArgumentParser (so without Foundation): the Varlink client, the renderers,
         // the common command lines, and the launcher that hands the others to settingsctl-full.
-        .target(name: "SettingsCLICore", dependencies: ["SettingsAPI"], swiftSettings: strict),
+        .target(name: "SettingsCLICore", dependencies: ["SettingsAPI", "ViperPOSIX"], swiftSettings: strict),
         // The full command-line interface on swift-argument-parser: help, completions, usage errors.
         .target(
             name: "SettingsCLI",

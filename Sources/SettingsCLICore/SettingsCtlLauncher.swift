@@ -1,5 +1,6 @@
 import Glibc
 import SettingsAPI
+import ViperPOSIX
 
 /// The `settingsctl` executable: it runs the common command lines itself and hands every other one to the full
 /// command-line interface, `settingsctl-full`, with the same arguments.
@@ -46,7 +47,7 @@ public enum SettingsCtlLauncher {
             var pointers = argv.map { strdup($0) }
             pointers.append(nil)
             execv(path, pointers)
-            Self.exit(with: CLIFailure(.failure, "cannot run \(path): \(String(cString: strerror(errno)))"))
+            Self.exit(with: CLIFailure(.failure, "cannot run \(path): \(SystemErrorText.describe(errno))"))
         }
         Self.exit(
             with: CLIFailure(

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import SettingsAPI
 import UnixSignals
 import ViperIPC
+import ViperPOSIX
 import ViperSettings
 import ViperStorage
 import ViperSystemd
@@ -74,7 +75,7 @@ public struct Daemon: Sendable {
             schemas: { catalog.current },
             minimumInterval: self.configuration.syncMinimumInterval,
             version: ViperSettingsVersion.current,
-            now: { WallClock.now() }
+            now: { WallClock.system.now() }
         )
         await sync.interactor.restoreRevision()
         let router = SettingsRouter(presenters: catalog.current.map(builder.build(schema:)), sync: sync.presenter)

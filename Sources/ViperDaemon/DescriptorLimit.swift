@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The process's limit of open descriptors (`RLIMIT_NOFILE`, `LimitNOFILE=` under systemd) and the connection cap
 /// it leaves room for: a daemon out of descriptors can neither accept, nor open a state file, nor reach its remote.

@@ -1,8 +1,5 @@
-import ViperSettings
-
-#if canImport(Glibc)
 import Glibc
-#endif
+import ViperSettings
 
 /// Reads the system's user and group database (NSS: /etc/passwd, /etc/group, …) for the names in the `writers` of
 /// schemas. Group membership is not read here: it comes from the caller's credentials.

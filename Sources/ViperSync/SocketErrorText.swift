@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import ViperPOSIX
 
 /// Words for the socket errors that reach the remote sources from below the HTTP client, instead of NIO's
 /// `IOError` description ("connection reset (error set): Connection refused) (errno: 111)").
@@ -10,7 +11,7 @@ enum SocketErrorText {
         switch error.errnoCode {
         case ECONNREFUSED: return "connection refused: nothing listens there (is the server up?)"
         case EHOSTUNREACH, ENETUNREACH: return "no route to the host"
-        default: return String(cString: strerror(error.errnoCode))
+        default: return SystemErrorText.describe(error.errnoCode)
         }
     }
 }

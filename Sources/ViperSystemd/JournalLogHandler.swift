@@ -1,11 +1,6 @@
 import CSystemd
-public import Logging
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+public import Logging
 
 /// A swift-log `LogHandler` that writes native journal entries (`sd_journal_sendv(3)`) with structured fields.
 ///

@@ -1,10 +1,5 @@
 import CSystemd
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The sockets systemd passed to the process by socket activation (`sd_listen_fds(3)`).
 ///

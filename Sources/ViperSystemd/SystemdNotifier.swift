@@ -1,10 +1,5 @@
 import CSystemd
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Sends service state notifications to systemd (`sd_notify(3)`) on the socket named by `NOTIFY_SOCKET`.
 ///

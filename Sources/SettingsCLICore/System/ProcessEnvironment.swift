@@ -1,4 +1,5 @@
 import Glibc
+import ViperPOSIX
 
 /// Reads the process environment and the file system through Glibc, without Foundation.
 package enum ProcessEnvironment {
@@ -27,7 +28,6 @@ package enum ProcessEnvironment {
 
     /// The text of an `errno` value, e.g. "No such file or directory".
     package static func describe(errno code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
+        SystemErrorText.describe(code)
     }
 }

@@ -1,9 +1,6 @@
+import Glibc
 import NIOCore
 import ViperSettings
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reads the credentials of the peer of a connected Unix socket: `SO_PEERCRED` (pid, uid, gid) and
 /// `SO_PEERGROUPS` (the supplementary groups), as the kernel recorded them when the peer connected. Authorization

@@ -1,4 +1,5 @@
 import Glibc
+import ViperPOSIX
 
 /// Errors of the Varlink server: failures to start serving, and misuse of a ``VarlinkReplySink``.
 public enum VarlinkServerError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -32,7 +33,7 @@ public enum VarlinkServerError: Error, Sendable, Hashable, CustomStringConvertib
         case .socketPathTooLong(let path):
             "socket path \(path) is longer than a Unix socket address allows"
         case .socketPathFailure(let path, let operation, let errno):
-            "\(operation) \(path) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+            "\(operation) \(path) failed: \(SystemErrorText.describe(errno)) (errno \(errno))"
         case .unsupportedEventLoopGroup:
             "the event loop group does not support POSIX sockets"
         case .alreadyStarted:

@@ -1,4 +1,5 @@
 import Glibc
+import ViperPOSIX
 
 /// A storage operation failed: a message naming the file and, for a system call, the `errno` text.
 ///
@@ -20,6 +21,6 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The failure of the system call `operation` on `path`, with the text of `code`.
     static func system(_ operation: String, _ path: String, errno code: Int32) -> StorageError {
-        StorageError("\(operation) \(path): \(String(cString: strerror(code)))", errno: code)
+        StorageError("\(operation) \(path): \(SystemErrorText.describe(code))", errno: code)
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 public import Logging
 public import NIOPosix
+import ViperPOSIX
 public import ViperSettings
 
 /// The durable ``SettingsRepository``: one JSON snapshot and one append-only journal per module in a state directory.
@@ -91,7 +92,7 @@ public actor JSONFileRepository: SettingsRepository {
         self.loader = ModuleLoader(
             directory: files,
             logger: logger,
-            timestamp: timestamp ?? { UTCTimestamp.now() },
+            timestamp: timestamp ?? { WallClock.system.compactUTCStamp() },
             schema: schema
         )
         self.writer = JournalWriter(directory: files)

@@ -1,13 +1,9 @@
 public import AsyncHTTPClient
+import Glibc
 public import Logging
 import Synchronization
+public import ViperPOSIX
 public import ViperSettings
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The etcd v3 remote source: a range read of the prefix, then a watch from the next revision, through etcd's JSON
 /// gateway over plain HTTP.
@@ -49,7 +45,7 @@ public final class EtcdRemoteSource: RemoteSource {
     private let configuration: EtcdSourceConfiguration
     private let gateway: EtcdGatewayClient
     private let clock: any Clock<Duration>
-    private let wallTime: @Sendable () -> Double
+    private let wallClock: WallClock
     private let logger: Logger
     private let requests = Mutex(Requests())
     /// The revision a watch starts from after a range read at the given revision: the next one (a test hook).
@@ -61,14 +57,14 @@ public final class EtcdRemoteSource: RemoteSource {
     ///   - configuration: Endpoints, prefix, backoff and timeouts.
     ///   - httpClient: The client to use; `.shared` in the daemon (it needs no shutdown).
     ///   - clock: The clock backoff delays wait on, `ContinuousClock()` in the daemon.
-    ///   - wallTime: Seconds since the Unix epoch, for the status times.
+    ///   - wallClock: The wall clock, for the status times.
     ///   - maximumResponseSize: The largest range response read.
     ///   - logger: Logs failures (warning), skipped keys (warning) and reconnects (notice).
     public convenience init(
         configuration: EtcdSourceConfiguration,
         httpClient: HTTPClient = .shared,
         clock: any Clock<Duration> = ContinuousClock(),
-        wallTime: @escaping @Sendable () -> Double = EtcdRemoteSource.systemWallTime,
+        wallClock: WallClock = .system,
         maximumResponseSize: Int = 64 << 20,
         logger: Logger
     ) {
@@ -76,7 +72,7 @@ public final class EtcdRemoteSource: RemoteSource {
             configuration: configuration,
             httpClient: httpClient,
             clock: clock,
-            wallTime: wallTime,
+            wallClock: wallClock,
             maximumResponseSize: maximumResponseSize,
             logger: logger,
             watchStart: { $0 + 1 }
@@ -88,7 +84,7 @@ public final class EtcdRemoteSource: RemoteSource {
         configuration: EtcdSourceConfiguration,
         httpClient: HTTPClient = .shared,
         clock: any Clock<Duration> = ContinuousClock(),
-        wallTime: @escaping @Sendable () -> Double = EtcdRemoteSource.systemWallTime,
+        wallClock: WallClock = .system,
         maximumResponseSize: Int = 64 << 20,
         logger: Logger,
         watchStart: @escaping @Sendable (Int64) -> Int64
@@ -97,16 +93,9 @@ public final class EtcdRemoteSource: RemoteSource {
         self.configuration = configuration
         self.gateway = EtcdGatewayClient(httpClient: httpClient, maximumResponseSize: maximumResponseSize)
         self.clock = clock
-        self.wallTime = wallTime
+        self.wallClock = wallClock
         self.logger = logger
         self.watchStart = watchStart
-    }
-
-    /// The real time in seconds since the Unix epoch.
-    @Sendable public static func systemWallTime() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Runs until cancelled; see ``EtcdRemoteSource``. Run one loop at a time.
@@ -155,7 +144,7 @@ public final class EtcdRemoteSource: RemoteSource {
                 await apply(keySpace.snapshot)
                 // No next attempt first: whoever sees "ok" sees no stale retry time with it.
                 status.scheduled(nextAttempt: nil)
-                status.succeeded(revision: String(result.revision), at: self.wallTime())
+                status.succeeded(revision: String(result.revision), at: self.wallClock.now())
                 if failures > 0 {
                     self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
                 }
@@ -169,7 +158,7 @@ public final class EtcdRemoteSource: RemoteSource {
                 failures += 1
                 let message = "etcd \(name): range read failed: \(Self.describe(error))"
                 self.logger.warning("\(message)")
-                status.failed(message, at: self.wallTime())
+                status.failed(message, at: self.wallClock.now())
                 retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
             }
             // Answered once the status is complete, so that a `sync` reports the next attempt too.
@@ -201,11 +190,11 @@ public final class EtcdRemoteSource: RemoteSource {
                     if Task.isCancelled { return }
                     let message = "etcd \(name): watch failed: \(Self.describe(error))"
                     self.logger.warning("\(message)")
-                    status.failed(message, at: self.wallTime())
+                    status.failed(message, at: self.wallClock.now())
                     endpointIndex += 1
                     // A watch that was up fails over at once; one that never came up counts as a failed attempt.
                     guard !connected else {
-                        status.scheduled(nextAttempt: self.wallTime())
+                        status.scheduled(nextAttempt: self.wallClock.now())
                         continue
                     }
                     failures += 1
@@ -230,7 +219,7 @@ public final class EtcdRemoteSource: RemoteSource {
     /// The backoff delay after `failures` failed attempts in a row, recorded in `status` as the next attempt.
     private func scheduleRetry(afterFailures failures: Int, status: SyncStatusRecorder) -> Duration {
         let delay = self.configuration.backoff.delay(attempt: failures)
-        status.scheduled(nextAttempt: self.wallTime() + Self.seconds(delay))
+        status.scheduled(nextAttempt: self.wallClock.now() + Self.seconds(delay))
         return delay
     }
 
@@ -335,7 +324,7 @@ public final class EtcdRemoteSource: RemoteSource {
                             self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
                         }
                         await apply(snapshot)
-                        status.succeeded(revision: snapshot.revision, at: self.wallTime())
+                        status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
                     }
                 )
             }

@@ -2,6 +2,7 @@ public import AsyncHTTPClient
 public import Logging
 import NIOCore
 import Synchronization
+public import ViperPOSIX
 public import ViperSettings
 
 /// A ``RemoteSource`` that polls a JSON document over HTTP(S) with conditional GETs (`If-None-Match`).
@@ -27,6 +28,7 @@ public final class HTTPRemoteSource: RemoteSource {
     public let configuration: HTTPSourceConfiguration
     private let httpClient: HTTPClient
     private let clock: any Clock<Duration>
+    private let wallClock: WallClock
     private let logger: Logger
     private let cache = Mutex(Cache())
     private let trigger = HTTPSyncTrigger()
@@ -37,15 +39,18 @@ public final class HTTPRemoteSource: RemoteSource {
     ///   - httpClient: The client for requests, owned by the caller (which shuts it down after `run` returned). A
     ///     client from ``makeHTTPClient(configuration:)`` applies the configured connect and read timeouts.
     ///   - clock: The clock for poll and backoff delays.
+    ///   - wallClock: The wall clock, for the status times.
     public init(
         configuration: HTTPSourceConfiguration,
         httpClient: HTTPClient,
         clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: WallClock = .system,
         logger: Logger
     ) {
         self.configuration = configuration
         self.httpClient = httpClient
         self.clock = clock
+        self.wallClock = wallClock
         self.logger = logger
     }
 
@@ -89,7 +94,7 @@ public final class HTTPRemoteSource: RemoteSource {
                 failures += 1
                 delay = self.configuration.backoff.delay(attempt: failures)
             }
-            status.scheduled(nextAttempt: HTTPUnixTime.now() + HTTPUnixTime.seconds(delay))
+            status.scheduled(nextAttempt: self.wallClock.now() + HTTPUnixTime.seconds(delay))
             // Answered once the status is complete, so that a `sync` reports the next attempt too.
             for waiter in waiters { waiter.resume() }
             await self.wait(delay)
@@ -123,7 +128,7 @@ public final class HTTPRemoteSource: RemoteSource {
             case .notModified:
                 let revision = self.cache.withLock { $0.revision }
                 self.logger.debug("remote document not modified", metadata: ["revision": "\(revision ?? "")"])
-                status.succeeded(revision: revision, at: HTTPUnixTime.now())
+                status.succeeded(revision: revision, at: self.wallClock.now())
             case .document(let snapshot, let etag):
                 await apply(snapshot)
                 self.cache.withLock {
@@ -134,7 +139,7 @@ public final class HTTPRemoteSource: RemoteSource {
                     "remote document applied",
                     metadata: ["revision": "\(snapshot.revision)", "modules": "\(snapshot.modules.count)"]
                 )
-                status.succeeded(revision: snapshot.revision, at: HTTPUnixTime.now())
+                status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
             }
             return true
         } catch {
@@ -144,7 +149,7 @@ public final class HTTPRemoteSource: RemoteSource {
                 "remote sync failed",
                 metadata: ["url": "\(self.configuration.url)", "error": "\(message)"]
             )
-            status.failed(message, at: HTTPUnixTime.now())
+            status.failed(message, at: self.wallClock.now())
             return false
         }
     }

@@ -1,10 +1,5 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ViperPOSIX
 
 /// Reads a bearer token from a file such as a systemd credential (`$CREDENTIALS_DIRECTORY/NAME`).
 enum HTTPTokenFile {
@@ -15,7 +10,7 @@ enum HTTPTokenFile {
     static func load(_ path: String) throws(HTTPSyncError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw HTTPSyncError("cannot read bearer token file \(path): \(String(cString: strerror(errno)))")
+            throw HTTPSyncError("cannot read bearer token file \(path): \(SystemErrorText.describe(errno))")
         }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -24,7 +19,7 @@ enum HTTPTokenFile {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw HTTPSyncError("cannot read bearer token file \(path): \(String(cString: strerror(errno)))")
+                throw HTTPSyncError("cannot read bearer token file \(path): \(SystemErrorText.describe(errno))")
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
