@@ -63,9 +63,9 @@ struct EtcdUnitTests {
         var whole = EtcdJSONStreamSplitter()
         #expect(try whole.append(stream).count == 2)
         var bad = EtcdJSONStreamSplitter()
-        #expect(throws: EtcdError.self) { try bad.append(Array("42".utf8)) }
+        #expect(throws: RemoteSyncError.self) { try bad.append(Array("42".utf8)) }
         var small = EtcdJSONStreamSplitter(maximumObjectSize: 8)
-        #expect(throws: EtcdError.self) { try small.append(Array(#"{"aaaaaaaaaaaa"#.utf8)) }
+        #expect(throws: RemoteSyncError.self) { try small.append(Array(#"{"aaaaaaaaaaaa"#.utf8)) }
     }
 
     @Test func keySpaceFollowsTheLayout() {

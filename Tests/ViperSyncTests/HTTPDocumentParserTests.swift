@@ -6,7 +6,7 @@ import ViperSync
 /// ``HTTPDocumentParser``: the document shape and its error messages.
 @Suite("HTTP document parser")
 struct HTTPDocumentParserTests {
-    private func parse(_ text: String, fallback: String = "etag") throws(HTTPSyncError) -> RemoteSnapshot {
+    private func parse(_ text: String, fallback: String = "etag") throws(RemoteSyncError) -> RemoteSnapshot {
         try HTTPDocumentParser.parse(Array(text.utf8), fallbackRevision: fallback)
     }
 

@@ -37,18 +37,18 @@ struct EtcdGatewayClient: Sendable {
         let bytes = try await response.body.collect(upTo: self.maximumResponseSize)
         let document = try Self.parse(Array(buffer: bytes), what: "range response")
         guard response.status == .ok else {
-            throw EtcdError("range: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
+            throw RemoteSyncError.attempt("range: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
         }
         guard let revision = Self.int64(document["header"]?["revision"]) else {
-            throw EtcdError("range: the response has no header revision")
+            throw RemoteSyncError.attempt("range: the response has no header revision")
         }
         var pairs: [(key: [UInt8], value: [UInt8])] = []
         for kv in document["kvs"]?.arrayValue ?? [] {
             guard let key = kv["key"]?.stringValue.flatMap(EtcdBase64.decode) else {
-                throw EtcdError("range: a key is missing or not base64")
+                throw RemoteSyncError.attempt("range: a key is missing or not base64")
             }
             guard let value = EtcdBase64.decode(kv["value"]?.stringValue ?? "") else {
-                throw EtcdError("range: a value is not base64")
+                throw RemoteSyncError.attempt("range: a value is not base64")
             }
             pairs.append((key, value))
         }
@@ -73,10 +73,10 @@ struct EtcdGatewayClient: Sendable {
         let bytes = try await response.body.collect(upTo: 1 << 16)
         let document = try Self.parse(Array(buffer: bytes), what: "probe response")
         guard response.status == .ok else {
-            throw EtcdError("probe: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
+            throw RemoteSyncError.attempt("probe: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
         }
         guard let revision = Self.int64(document["header"]?["revision"]) else {
-            throw EtcdError("probe: the response has no header revision")
+            throw RemoteSyncError.attempt("probe: the response has no header revision")
         }
         return revision
     }
@@ -108,21 +108,21 @@ struct EtcdGatewayClient: Sendable {
         guard response.status == .ok else {
             let bytes = try await response.body.collect(upTo: 1 << 16)
             let message = (try? Self.parse(Array(buffer: bytes), what: "watch error")).map(Self.gatewayMessage) ?? ""
-            throw EtcdError("watch: HTTP \(response.status.code): \(message)")
+            throw RemoteSyncError.attempt("watch: HTTP \(response.status.code): \(message)")
         }
         var splitter = EtcdJSONStreamSplitter()
         for try await chunk in response.body {
             for object in try splitter.append(chunk.readableBytesView) {
                 let message = try Self.parse(object, what: "watch message")
                 guard let result = message["result"] else {
-                    throw EtcdError("watch: \(Self.gatewayMessage(message))")
+                    throw RemoteSyncError.attempt("watch: \(Self.gatewayMessage(message))")
                 }
                 if let compacted = Self.int64(result["compact_revision"]), compacted > 0 {
                     return .compacted(revision: compacted)
                 }
                 if result["canceled"]?.boolValue == true {
                     let reason = result["cancel_reason"]?.stringValue ?? "no reason given"
-                    throw EtcdError("watch: canceled by etcd: \(reason)")
+                    throw RemoteSyncError.attempt("watch: canceled by etcd: \(reason)")
                 }
                 if result["created"]?.boolValue == true {
                     await connected()
@@ -130,13 +130,13 @@ struct EtcdGatewayClient: Sendable {
                 let batch = try Self.events(in: result)
                 if !batch.isEmpty {
                     guard let revision = Self.int64(result["header"]?["revision"]) else {
-                        throw EtcdError("watch: an event batch has no header revision")
+                        throw RemoteSyncError.attempt("watch: an event batch has no header revision")
                     }
                     await events(revision, batch)
                 }
             }
         }
-        throw EtcdError("watch: the stream ended")
+        throw RemoteSyncError.attempt("watch: the stream ended")
     }
 
     /// The events of one watch response.
@@ -144,19 +144,19 @@ struct EtcdGatewayClient: Sendable {
         var batch: [Event] = []
         for event in result["events"]?.arrayValue ?? [] {
             guard let kv = event["kv"], let key = kv["key"]?.stringValue.flatMap(EtcdBase64.decode) else {
-                throw EtcdError("watch: an event has no key")
+                throw RemoteSyncError.attempt("watch: an event has no key")
             }
             let revision = Self.int64(kv["mod_revision"]) ?? 0
             switch event["type"]?.stringValue ?? "PUT" {
             case "PUT":
                 guard let value = EtcdBase64.decode(kv["value"]?.stringValue ?? "") else {
-                    throw EtcdError("watch: a value is not base64")
+                    throw RemoteSyncError.attempt("watch: a value is not base64")
                 }
                 batch.append(.put(key: key, value: value, modRevision: revision))
             case "DELETE":
                 batch.append(.delete(key: key, modRevision: revision))
             case let other:
-                throw EtcdError("watch: unknown event type '\(other)'")
+                throw RemoteSyncError.attempt("watch: unknown event type '\(other)'")
             }
         }
         return batch
@@ -183,7 +183,7 @@ struct EtcdGatewayClient: Sendable {
         do {
             return try JSONValue(parsing: bytes)
         } catch {
-            throw EtcdError("the \(what) is not JSON: \(error)")
+            throw RemoteSyncError.attempt("the \(what) is not JSON: \(error)")
         }
     }
 

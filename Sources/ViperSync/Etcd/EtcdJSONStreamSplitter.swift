@@ -18,8 +18,8 @@ struct EtcdJSONStreamSplitter {
 
     /// Adds `chunk` and returns the objects it completes, in order.
     ///
-    /// - Throws: ``EtcdError`` when an object grows over the limit or the stream holds something else than objects.
-    mutating func append(_ chunk: some Sequence<UInt8>) throws(EtcdError) -> [[UInt8]] {
+    /// - Throws: ``RemoteSyncError`` when an object grows over the limit or the stream holds something else than objects.
+    mutating func append(_ chunk: some Sequence<UInt8>) throws(RemoteSyncError) -> [[UInt8]] {
         self.buffer.append(contentsOf: chunk)
         var objects: [[UInt8]] = []
         while self.scanned < self.buffer.count {
@@ -37,18 +37,22 @@ struct EtcdJSONStreamSplitter {
             }
             switch byte {
             case UInt8(ascii: "\""):
-                guard self.depth > 0 else { throw EtcdError("the watch stream holds a value that is not an object") }
+                guard self.depth > 0 else {
+                    throw RemoteSyncError.attempt("the watch stream holds a value that is not an object")
+                }
                 self.inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if self.depth == 0 {
                     guard byte == UInt8(ascii: "{") else {
-                        throw EtcdError("the watch stream holds a value that is not an object")
+                        throw RemoteSyncError.attempt("the watch stream holds a value that is not an object")
                     }
                     self.objectStart = self.scanned
                 }
                 self.depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard self.depth > 0 else { throw EtcdError("the watch stream has an unbalanced '\(byte)'") }
+                guard self.depth > 0 else {
+                    throw RemoteSyncError.attempt("the watch stream has an unbalanced '\(byte)'")
+                }
                 self.depth -= 1
                 if self.depth == 0, let start = self.objectStart {
                     objects.append(Array(self.buffer[start...self.scanned]))
@@ -57,7 +61,9 @@ struct EtcdJSONStreamSplitter {
             case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
                 break
             default:
-                guard self.depth > 0 else { throw EtcdError("the watch stream holds a value that is not an object") }
+                guard self.depth > 0 else {
+                    throw RemoteSyncError.attempt("the watch stream holds a value that is not an object")
+                }
             }
         }
         // Drop what is consumed so the buffer only holds the object in progress.
@@ -68,7 +74,7 @@ struct EtcdJSONStreamSplitter {
             if self.objectStart != nil { self.objectStart = 0 }
         }
         if self.buffer.count > self.maximumObjectSize {
-            throw EtcdError("a watch message is over \(self.maximumObjectSize) bytes")
+            throw RemoteSyncError.attempt("a watch message is over \(self.maximumObjectSize) bytes")
         }
         return objects
     }

@@ -85,32 +85,32 @@ public struct EtcdKeySpace: Sendable, Equatable {
     }
 
     /// Checks one key against the layout and parses its value.
-    private func parse(key: [UInt8], name: String, value: [UInt8]) -> Result<Entry, EtcdError> {
+    private func parse(key: [UInt8], name: String, value: [UInt8]) -> Result<Entry, RemoteSyncError> {
         guard String(validating: key, as: UTF8.self) != nil else {
-            return .failure(EtcdError("the key is not UTF-8"))
+            return .failure(RemoteSyncError.attempt("the key is not UTF-8"))
         }
         let head = self.prefix + "/"
-        guard name.hasPrefix(head) else { return .failure(EtcdError("the key is outside the prefix")) }
+        guard name.hasPrefix(head) else { return .failure(RemoteSyncError.attempt("the key is outside the prefix")) }
         let parts = name.dropFirst(head.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            return .failure(EtcdError("expected PREFIX/MODULE/recommended|mandatory/SECTION.ITEM"))
+            return .failure(RemoteSyncError.attempt("expected PREFIX/MODULE/recommended|mandatory/SECTION.ITEM"))
         }
         let module = parts[0]
         let layer = parts[1]
         let item = parts[2]
-        guard !module.isEmpty else { return .failure(EtcdError("the module name is empty")) }
+        guard !module.isEmpty else { return .failure(RemoteSyncError.attempt("the module name is empty")) }
         guard layer == "recommended" || layer == "mandatory" else {
-            return .failure(EtcdError("the layer '\(layer)' is neither 'recommended' nor 'mandatory'"))
+            return .failure(RemoteSyncError.attempt("the layer '\(layer)' is neither 'recommended' nor 'mandatory'"))
         }
         let pieces = item.split(separator: ".", omittingEmptySubsequences: false)
         guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty else {
-            return .failure(EtcdError("'\(item)' is not SECTION.ITEM"))
+            return .failure(RemoteSyncError.attempt("'\(item)' is not SECTION.ITEM"))
         }
         let parsed: JSONValue
         do {
             parsed = try JSONValue(parsing: value)
         } catch {
-            return .failure(EtcdError("the value is not JSON (\(error))"))
+            return .failure(RemoteSyncError.attempt("the value is not JSON (\(error))"))
         }
         return .success(
             Entry(module: String(module), mandatory: layer == "mandatory", item: String(item), value: parsed)

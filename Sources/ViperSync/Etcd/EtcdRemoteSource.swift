@@ -359,7 +359,7 @@ public final class EtcdRemoteSource: RemoteSource {
                         )
                     } catch {
                         if Task.isCancelled { return nil }
-                        throw EtcdError("the member did not answer a probe: \(Self.describe(error))")
+                        throw RemoteSyncError.attempt("the member did not answer a probe: \(Self.describe(error))")
                     }
                 }
             }

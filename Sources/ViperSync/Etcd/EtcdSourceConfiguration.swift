@@ -45,32 +45,32 @@ public struct EtcdSourceConfiguration: Sendable {
 
     /// Parses `etcd://HOST[:PORT][,HOST[:PORT]…]/PREFIX`; IPv6 hosts go in brackets (`[::1]:2379`).
     ///
-    /// - Throws: ``EtcdConfigurationError`` naming what is wrong, e.g. a missing prefix or a bad port.
+    /// - Throws: ``RemoteSyncError`` naming what is wrong, e.g. a missing prefix or a bad port.
     public static func parse(
         url: String,
         backoff: Backoff = Backoff(),
         requestTimeout: Duration = .seconds(10),
         probeInterval: Duration = .seconds(10)
-    ) throws(EtcdConfigurationError) -> EtcdSourceConfiguration {
+    ) throws(RemoteSyncError) -> EtcdSourceConfiguration {
         let scheme = "etcd://"
         guard url.hasPrefix(scheme) else {
-            throw EtcdConfigurationError(url: url, reason: "the scheme must be etcd://")
+            throw RemoteSyncError.invalidEtcdURL(url, "the scheme must be etcd://")
         }
         let rest = url.dropFirst(scheme.count)
         guard let slash = rest.firstIndex(of: "/") else {
-            throw EtcdConfigurationError(url: url, reason: "a key prefix is missing (etcd://host:2379/PREFIX)")
+            throw RemoteSyncError.invalidEtcdURL(url, "a key prefix is missing (etcd://host:2379/PREFIX)")
         }
         let authority = rest[..<slash]
         var prefix = Substring(rest[rest.index(after: slash)...])
         while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
         guard !prefix.isEmpty else {
-            throw EtcdConfigurationError(url: url, reason: "a key prefix is missing (etcd://host:2379/PREFIX)")
+            throw RemoteSyncError.invalidEtcdURL(url, "a key prefix is missing (etcd://host:2379/PREFIX)")
         }
         guard !prefix.contains("?"), !prefix.contains("#") else {
-            throw EtcdConfigurationError(url: url, reason: "queries and fragments are not supported")
+            throw RemoteSyncError.invalidEtcdURL(url, "queries and fragments are not supported")
         }
         guard !authority.isEmpty else {
-            throw EtcdConfigurationError(url: url, reason: "no endpoint (etcd://host:2379/PREFIX)")
+            throw RemoteSyncError.invalidEtcdURL(url, "no endpoint (etcd://host:2379/PREFIX)")
         }
         var endpoints: [(host: String, port: Int)] = []
         for part in authority.split(separator: ",", omittingEmptySubsequences: false) {
@@ -89,18 +89,18 @@ public struct EtcdSourceConfiguration: Sendable {
     private static func parseEndpoint(
         _ text: Substring,
         url: String
-    ) throws(EtcdConfigurationError) -> (host: String, port: Int) {
+    ) throws(RemoteSyncError) -> (host: String, port: Int) {
         guard !text.isEmpty else {
-            throw EtcdConfigurationError(url: url, reason: "an empty endpoint in the host list")
+            throw RemoteSyncError.invalidEtcdURL(url, "an empty endpoint in the host list")
         }
         if text.contains("@") {
-            throw EtcdConfigurationError(url: url, reason: "credentials in the URL are not supported")
+            throw RemoteSyncError.invalidEtcdURL(url, "credentials in the URL are not supported")
         }
         let host: Substring
         let portText: Substring?
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else {
-                throw EtcdConfigurationError(url: url, reason: "'\(text)': an unclosed '[' in an IPv6 address")
+                throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': an unclosed '[' in an IPv6 address")
             }
             host = text[text.index(after: text.startIndex)..<close]
             let after = text[text.index(after: close)...]
@@ -109,7 +109,7 @@ public struct EtcdSourceConfiguration: Sendable {
             } else if after.hasPrefix(":") {
                 portText = after.dropFirst()
             } else {
-                throw EtcdConfigurationError(url: url, reason: "'\(text)': expected ':PORT' after ']'")
+                throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': expected ':PORT' after ']'")
             }
         } else if let colon = text.firstIndex(of: ":") {
             host = text[..<colon]
@@ -119,11 +119,11 @@ public struct EtcdSourceConfiguration: Sendable {
             portText = nil
         }
         guard !host.isEmpty else {
-            throw EtcdConfigurationError(url: url, reason: "'\(text)': the host is empty")
+            throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': the host is empty")
         }
         guard let portText else { return (String(host), Self.defaultPort) }
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw EtcdConfigurationError(url: url, reason: "'\(text)': the port must be a number from 1 to 65535")
+            throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': the port must be a number from 1 to 65535")
         }
         return (String(host), port)
     }

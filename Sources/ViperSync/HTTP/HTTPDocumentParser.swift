@@ -6,35 +6,35 @@ public import ViperSettings
 /// `{"revision": "r42", "modules": {"network": {"recommended": {"proxy.mode": "auto"}, "mandatory": {…}}}}`.
 public enum HTTPDocumentParser {
     /// Parses `bytes`; the snapshot's revision is the document's `revision`, else `fallbackRevision`.
-    public static func parse(_ bytes: [UInt8], fallbackRevision: String) throws(HTTPSyncError) -> RemoteSnapshot {
+    public static func parse(_ bytes: [UInt8], fallbackRevision: String) throws(RemoteSyncError) -> RemoteSnapshot {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: bytes)
         } catch {
-            throw HTTPSyncError("document is not valid JSON: \(error.description)")
+            throw RemoteSyncError.attempt("document is not valid JSON: \(error.description)")
         }
         guard case .object(let root) = document else {
-            throw HTTPSyncError("document: $ must be an object, not \(document.typeName)")
+            throw RemoteSyncError.attempt("document: $ must be an object, not \(document.typeName)")
         }
         var revision = fallbackRevision
         if let value = root["revision"] {
             guard case .string(let text) = value, !text.isEmpty else {
-                throw HTTPSyncError("document: $.revision must be a non-empty string, not \(value.typeName)")
+                throw RemoteSyncError.attempt("document: $.revision must be a non-empty string, not \(value.typeName)")
             }
             revision = text
         }
         guard let modulesValue = root["modules"] else {
-            throw HTTPSyncError("document: $.modules is missing")
+            throw RemoteSyncError.attempt("document: $.modules is missing")
         }
         guard case .object(let modulesObject) = modulesValue else {
-            throw HTTPSyncError("document: $.modules must be an object, not \(modulesValue.typeName)")
+            throw RemoteSyncError.attempt("document: $.modules must be an object, not \(modulesValue.typeName)")
         }
         var modules: [String: RemoteModuleValues] = [:]
         for (name, value) in modulesObject.sorted(by: { $0.key < $1.key }) {
             let path = "$.modules" + Self.member(name)
-            guard !name.isEmpty else { throw HTTPSyncError("document: \(path) has an empty module name") }
+            guard !name.isEmpty else { throw RemoteSyncError.attempt("document: \(path) has an empty module name") }
             guard case .object(let layers) = value else {
-                throw HTTPSyncError("document: \(path) must be an object, not \(value.typeName)")
+                throw RemoteSyncError.attempt("document: \(path) must be an object, not \(value.typeName)")
             }
             var module = RemoteModuleValues()
             for (layer, layerValue) in layers.sorted(by: { $0.key < $1.key }) {
@@ -45,7 +45,7 @@ public enum HTTPDocumentParser {
                 case "mandatory":
                     module.mandatory = try Self.values(layerValue, path: layerPath)
                 default:
-                    throw HTTPSyncError(
+                    throw RemoteSyncError.attempt(
                         "document: \(layerPath) is not allowed; a module has only \"recommended\" and \"mandatory\""
                     )
                 }
@@ -56,14 +56,14 @@ public enum HTTPDocumentParser {
     }
 
     /// The values of one layer, keyed `section.item`.
-    private static func values(_ value: JSONValue, path: String) throws(HTTPSyncError) -> [String: JSONValue] {
+    private static func values(_ value: JSONValue, path: String) throws(RemoteSyncError) -> [String: JSONValue] {
         guard case .object(let members) = value else {
-            throw HTTPSyncError("document: \(path) must be an object, not \(value.typeName)")
+            throw RemoteSyncError.attempt("document: \(path) must be an object, not \(value.typeName)")
         }
         for key in members.keys.sorted() {
             guard let dot = key.firstIndex(of: "."), dot != key.startIndex, key.index(after: dot) != key.endIndex
             else {
-                throw HTTPSyncError("document: \(path)\(Self.member(key)): keys must be section.item")
+                throw RemoteSyncError.attempt("document: \(path)\(Self.member(key)): keys must be section.item")
             }
         }
         return members

@@ -157,18 +157,18 @@ public final class HTTPRemoteSource: RemoteSource {
     /// One conditional GET, with the body read and parsed, within ``HTTPSourceConfiguration/requestTimeout`` from
     /// connecting to the last byte: the client's own deadline ends with the headers, and its read timeout is reset
     /// by every byte, so a server trickling its body would hold the attempt forever.
-    private func fetch() async throws(HTTPSyncError) -> Fetched {
+    private func fetch() async throws(RemoteSyncError) -> Fetched {
         let configuration = self.configuration
         try configuration.validate()
         let request = try self.request()
         let clock = self.clock
-        let timedOut = HTTPSyncError(
+        let timedOut = RemoteSyncError.attempt(
             "timeout: no complete response from \(configuration.url) within "
                 + "\(HTTPUnixTime.describe(configuration.requestTimeout)) (remote-timeout)"
         )
-        let outcome = await withTaskGroup(of: Result<Fetched, HTTPSyncError>?.self) { group in
+        let outcome = await withTaskGroup(of: Result<Fetched, RemoteSyncError>?.self) { group in
             group.addTask {
-                do throws(HTTPSyncError) {
+                do throws(RemoteSyncError) {
                     return .success(try await self.exchange(request))
                 } catch {
                     return .failure(error)
@@ -186,13 +186,13 @@ public final class HTTPRemoteSource: RemoteSource {
             while let next = await group.next() {
                 if let result = next { return result }
             }
-            return .failure(HTTPSyncError("cancelled"))
+            return .failure(RemoteSyncError.attempt("cancelled"))
         }
         return try outcome.get()
     }
 
     /// The conditional GET for the document, with the bearer token and the trusted CAs.
-    private func request() throws(HTTPSyncError) -> HTTPClientRequest {
+    private func request() throws(RemoteSyncError) -> HTTPClientRequest {
         let configuration = self.configuration
         var request = HTTPClientRequest(url: configuration.url)
         request.method = .GET
@@ -213,7 +213,7 @@ public final class HTTPRemoteSource: RemoteSource {
     }
 
     /// Sends `request` and reads the answer; ends early, with a failure, when the task is cancelled.
-    private func exchange(_ request: HTTPClientRequest) async throws(HTTPSyncError) -> Fetched {
+    private func exchange(_ request: HTTPClientRequest) async throws(RemoteSyncError) -> Fetched {
         let configuration = self.configuration
         let url = configuration.url
         let deadline = NIODeadline.now() + .nanoseconds(HTTPUnixTime.nanoseconds(configuration.requestTimeout))
@@ -229,14 +229,14 @@ public final class HTTPRemoteSource: RemoteSource {
                 let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback)
                 return .document(snapshot, etag: etag)
             default:
-                throw HTTPSyncError("HTTP \(response.status.code) from \(url)")
+                throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)")
             }
-        } catch let error as HTTPSyncError {
+        } catch let error as RemoteSyncError {
             throw error
         } catch let error as HTTPClientError {
             throw Self.describe(error, url: url, configuration: configuration)
         } catch is CancellationError {
-            throw HTTPSyncError("cancelled")
+            throw RemoteSyncError.attempt("cancelled")
         } catch {
             throw Self.describe(other: error, url: url)
         }
@@ -244,7 +244,7 @@ public final class HTTPRemoteSource: RemoteSource {
 
     /// Reads the whole body, failing as soon as it is longer than `limit` (or says it will be).
     private static func readBody(_ response: HTTPClientResponse, limit: Int, url: String) async throws -> [UInt8] {
-        let tooLarge = HTTPSyncError("body larger than \(limit) bytes from \(url)")
+        let tooLarge = RemoteSyncError.attempt("body larger than \(limit) bytes from \(url)")
         if let length = response.headers.first(name: "Content-Length").flatMap({ Int($0) }), length > limit {
             throw tooLarge
         }
@@ -261,36 +261,38 @@ public final class HTTPRemoteSource: RemoteSource {
         _ error: HTTPClientError,
         url: String,
         configuration: HTTPSourceConfiguration
-    ) -> HTTPSyncError {
+    ) -> RemoteSyncError {
         let connect = HTTPUnixTime.describe(configuration.connectTimeout)
         let read = HTTPUnixTime.describe(configuration.readTimeout)
         switch error {
         case .connectTimeout, .tlsHandshakeTimeout:
-            return HTTPSyncError("connect timeout (\(connect)) to \(url)")
+            return RemoteSyncError.attempt("connect timeout (\(connect)) to \(url)")
         case .readTimeout:
-            return HTTPSyncError("read timeout (\(read)) waiting for \(url)")
+            return RemoteSyncError.attempt("read timeout (\(read)) waiting for \(url)")
         case .deadlineExceeded:
             let total = HTTPUnixTime.describe(configuration.requestTimeout)
-            return HTTPSyncError("timeout: no complete response from \(url) within \(total) (remote-timeout)")
+            return RemoteSyncError.attempt("timeout: no complete response from \(url) within \(total) (remote-timeout)")
         default:
-            return HTTPSyncError("fetching \(url) failed: \(error)")
+            return RemoteSyncError.attempt("fetching \(url) failed: \(error)")
         }
     }
 
     /// A user-facing message for an error from below the HTTP client (TLS, sockets). A certificate that does not
     /// verify says what to do about it rather than quoting BoringSSL.
-    private static func describe(other error: any Error, url: String) -> HTTPSyncError {
+    private static func describe(other error: any Error, url: String) -> RemoteSyncError {
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return HTTPSyncError(
+            return RemoteSyncError.attempt(
                 "TLS handshake with \(url) failed: its certificate is not signed by a trusted CA (set remote-ca-file "
                     + "to the PEM file of the CA that signed it)"
             )
         }
         if text.contains("failedToValidateHostname") {
-            return HTTPSyncError("TLS handshake with \(url) failed: the certificate is not for this host name")
+            return RemoteSyncError.attempt(
+                "TLS handshake with \(url) failed: the certificate is not for this host name"
+            )
         }
-        return HTTPSyncError("fetching \(url) failed: \(SocketErrorText.describe(error) ?? text)")
+        return RemoteSyncError.attempt("fetching \(url) failed: \(SocketErrorText.describe(error) ?? text)")
     }
 
     /// A 64-bit FNV-1a hash of `bytes` in hex, the revision of a document with neither `revision` nor ETag.

@@ -48,22 +48,22 @@ public struct HTTPSourceConfiguration: Sendable, Hashable {
     }
 
     /// Checks what can be checked without the network: the URL scheme and host, and positive limits.
-    public func validate() throws(HTTPSyncError) {
+    public func validate() throws(RemoteSyncError) {
         let lowered = self.url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            throw HTTPSyncError("remote URL \(self.url) must start with http:// or https://")
+            throw RemoteSyncError.configuration("remote URL \(self.url) must start with http:// or https://")
         }
         let afterScheme = self.url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
         guard afterScheme.count >= 3, !afterScheme[2].isEmpty else {
-            throw HTTPSyncError("remote URL \(self.url) has no host")
+            throw RemoteSyncError.configuration("remote URL \(self.url) has no host")
         }
         guard self.pollInterval > .zero, self.requestTimeout > .zero, self.connectTimeout > .zero,
             self.readTimeout > .zero
         else {
-            throw HTTPSyncError("poll interval and timeouts must be positive")
+            throw RemoteSyncError.configuration("poll interval and timeouts must be positive")
         }
         guard self.maximumBodySize > 0 else {
-            throw HTTPSyncError("maximum body size must be positive")
+            throw RemoteSyncError.configuration("maximum body size must be positive")
         }
     }
 }

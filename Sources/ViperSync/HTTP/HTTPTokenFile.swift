@@ -7,10 +7,12 @@ enum HTTPTokenFile {
     static let maximumSize = 64 << 10
 
     /// The file's content with trailing whitespace and newlines trimmed.
-    static func load(_ path: String) throws(HTTPSyncError) -> String {
+    static func load(_ path: String) throws(RemoteSyncError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw HTTPSyncError("cannot read bearer token file \(path): \(SystemErrorText.describe(errno))")
+            throw RemoteSyncError.configuration(
+                "cannot read bearer token file \(path): \(SystemErrorText.describe(errno))"
+            )
         }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
@@ -19,21 +21,25 @@ enum HTTPTokenFile {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw HTTPSyncError("cannot read bearer token file \(path): \(SystemErrorText.describe(errno))")
+                throw RemoteSyncError.configuration(
+                    "cannot read bearer token file \(path): \(SystemErrorText.describe(errno))"
+                )
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
             guard bytes.count <= Self.maximumSize else {
-                throw HTTPSyncError("bearer token file \(path) is larger than \(Self.maximumSize) bytes")
+                throw RemoteSyncError.configuration(
+                    "bearer token file \(path) is larger than \(Self.maximumSize) bytes"
+                )
             }
         }
         while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 {
             bytes.removeLast()
         }
         let token = String(decoding: bytes, as: UTF8.self)
-        guard !token.isEmpty else { throw HTTPSyncError("bearer token file \(path) is empty") }
+        guard !token.isEmpty else { throw RemoteSyncError.configuration("bearer token file \(path) is empty") }
         guard !token.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            throw HTTPSyncError("bearer token file \(path) contains control characters")
+            throw RemoteSyncError.configuration("bearer token file \(path) contains control characters")
         }
         return token
     }
