@@ -179,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SettingsAPI"],
+            dependencies: ["SettingsAPI", "ViperSettingsTesting"],
             swiftSettings: strict
         ),
     ]
