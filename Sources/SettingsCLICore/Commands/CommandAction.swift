@@ -35,7 +35,21 @@ package enum CommandAction: Sendable, Hashable {
             return try Self.present(json, model) { ValueRenderer.render(model) }
         case .set(let key, let value):
             let parameters: JSONValue = ["key": .string(key), "text": .string(value)]
-            let model = try Self.request(client, .set, parameters, as: SetResultViewModel.self)
+            let reply = try client.call(.set, parameters)
+            // As for get: the line needs four fields, read without the generic decoder.
+            if !json, let item = reply["item"], let key = item["key"]?.stringValue,
+                let display = item["display"]?.stringValue,
+                let previous = reply["previous"]?["display"]?.stringValue, let changed = reply["changed"]?.boolValue
+            {
+                return SetResultRenderer.render(
+                    key: key,
+                    display: display,
+                    previous: previous,
+                    changed: changed,
+                    style: style
+                )
+            }
+            let model = try Self.decode(reply, of: .set, as: SetResultViewModel.self)
             return try Self.present(json, model) { SetResultRenderer.render(model, style: style) }
         case .reset(let target):
             let parameters: JSONValue = ["key": .string(target)]
