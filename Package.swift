@@ -185,7 +185,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SettingsAPI"],
+            dependencies: ["SettingsAPI", "ViperSettingsTesting"],
             swiftSettings: strict
         ),
     ]

@@ -9,8 +9,11 @@ public enum SettingsMethod: String, Sendable, CaseIterable {
     case status = "Status"
     case sync = "Sync"
 
+    /// The interface that declares these methods and their errors.
+    public static let interface = "io.viper.settings"
+
     /// The fully qualified name, e.g. `io.viper.settings.Get`.
-    public var qualifiedName: String { "\(SettingsFailure.interface).\(self.rawValue)" }
+    public var qualifiedName: String { "\(Self.interface).\(self.rawValue)" }
 
     /// The IDL text of `io.viper.settings`, as served by `GetInterfaceDescription`.
     public static let interfaceDescription = String(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
-package import SettingsAPI
-import SettingsCLICore
+import SettingsAPI
+package import SettingsCLICore
 
 extension SettingsCtl {
     /// Runs `settingsctl` with the process's arguments and exits with a documented ``ExitStatus``.
@@ -43,7 +43,6 @@ extension SettingsCtl {
     package static func exitStatus(for error: any Error) -> ExitStatus {
         switch error {
         case let failure as CLIFailure: return failure.status
-        case let failure as SettingsFailure: return failure.exitCode
         default:
             let code = Self.exitCode(for: error)
             if code == .validationFailure { return .usage }
@@ -56,7 +55,6 @@ extension SettingsCtl {
     package static func message(for error: any Error) -> String {
         switch error {
         case let failure as CLIFailure: failure.report
-        case let failure as SettingsFailure: "settingsctl: \(failure.description)"
         default: Self.fullMessage(for: error)
         }
     }

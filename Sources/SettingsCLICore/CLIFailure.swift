@@ -26,8 +26,8 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Errors declared by `io.viper.settings` keep their message and exit status; the errors of
     /// `org.varlink.service` and any other name are "other failures" (exit status 1).
     package init(errorName name: String, parameters: JSONValue) {
-        if let failure = SettingsFailure(errorName: name, parameters: parameters) {
-            self.init(failure.exitCode, failure.description)
+        if let error = SettingsErrorViewModel(errorName: name, parameters: parameters) {
+            self.init(error)
             return
         }
         let text = { (key: String) in parameters[key]?.stringValue ?? "?" }
@@ -47,5 +47,24 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
             let details = parameters.objectValue.map { $0.isEmpty } ?? true ? "" : " \(parameters.serialized())"
             self.init(.failure, "the daemon answered with the error \(name)\(details)")
         }
+    }
+}
+
+extension CLIFailure {
+    /// The failure for an error the daemon declares: its exit status, and a message with a hint of what to run next.
+    package init(_ error: SettingsErrorViewModel) {
+        let message =
+            switch error {
+            case .noSuchModule(let module): "no such module: '\(module)' (settingsctl modules lists them)"
+            case .noSuchKey(let key): "no such key: '\(key)' (settingsctl show MODULE lists the keys of a module)"
+            case .invalidValue(let key, let value, let reason): "invalid value '\(value)' for \(key): \(reason)"
+            case .keyLocked(let key, let source): "\(key) is locked by \(source); local changes are refused"
+            case .permissionDenied(let module, let uid, let reason):
+                "permission denied: uid \(uid) may not change module '\(module)': \(reason)"
+            case .storageFailure(let module, let reason):
+                "could not store the change to module '\(module)': \(reason)"
+            case .syncUnavailable(let reason): "remote sync is not available: \(reason)"
+            }
+        self.init(ExitStatus(error), message)
     }
 }

@@ -199,7 +199,7 @@ public struct Daemon: Sendable {
             maximumConnections: maximumConnections,
             maximumConnectionsPerUID: self.configuration.maximumConnectionsPerUID,
             idleTimeout: self.configuration.idleTimeout,
-            limitErrorName: "\(SettingsFailure.interface).TooManyConnections"
+            limitErrorName: "\(SettingsMethod.interface).TooManyConnections"
         )
     }
 

@@ -109,24 +109,57 @@ final class DaemonHarness: @unchecked Sendable {
         return Self.run(command)
     }
 
+    static func isTextFileBusy(_ error: NSError) -> Bool {
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return (error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY))
+            || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ETXTBSY))
+    }
+
+    /// Runs `command` to its end and returns its exit status and output. The output goes to files, not pipes, so a
+    /// command that writes much to both streams cannot block on a full pipe.
     static func run(_ command: [String], environment: [String: String]? = nil) -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do { try process.run() } catch { return CommandResult(status: -1, stdout: "", stderr: "\(error)") }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self)
-        )
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("viper-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let outURL = scratch.appendingPathComponent("stdout")
+            let errURL = scratch.appendingPathComponent("stderr")
+            // A copied executable is "busy" (ETXTBSY) while a process forked by a parallel test still holds the
+            // copy's write descriptor; that passes once the child has exec'd, so try again with a new Process.
+            var attempts = 0
+            while true {
+                _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+                let out = try FileHandle(forWritingTo: outURL)
+                let err = try FileHandle(forWritingTo: errURL)
+                defer {
+                    try? out.close()
+                    try? err.close()
+                }
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: command[0])
+                process.arguments = Array(command.dropFirst())
+                if let environment { process.environment = environment }
+                process.standardInput = FileHandle.nullDevice
+                process.standardOutput = out
+                process.standardError = err
+                do {
+                    try process.run()
+                } catch let error as NSError where Self.isTextFileBusy(error) && attempts < 200 {
+                    attempts += 1
+                    usleep(10_000)
+                    continue
+                }
+                process.waitUntilExit()
+                return CommandResult(
+                    status: process.terminationStatus,
+                    stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                    stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+                )
+            }
+        } catch {
+            return CommandResult(status: -1, stdout: "", stderr: "\(error)")
+        }
     }
 }
 

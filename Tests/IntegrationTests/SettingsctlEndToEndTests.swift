@@ -132,7 +132,7 @@ struct SettingsctlEndToEndTests {
         try daemon.start()
         let result = daemon.ctl(["--json", "show", "network"])
         #expect(result.status == 0, "\(result)")
-        let model = try ModuleViewModel(json: JSONValue(parsing: result.stdout))
+        let model = try JSONValueDecoder().decode(ModuleViewModel.self, from: JSONValue(parsing: result.stdout))
         #expect(model.module == "network")
         #expect(model.sections.map(\.id) == ["proxy", "dns"])
     }

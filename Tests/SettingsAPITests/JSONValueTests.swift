@@ -69,7 +69,12 @@ struct JSONValueTests {
             revision: 3,
             sections: [SectionViewModel(id: "proxy", title: "Proxy", items: [item])]
         )
-        #expect(try ModuleViewModel(json: JSONValue(parsing: module.json.serialized())) == module)
+        #expect(
+            try JSONValueDecoder().decode(
+                ModuleViewModel.self,
+                from: JSONValue(parsing: JSONValueEncoder().encode(module).serialized())
+            ) == module
+        )
         let explain = ExplainViewModel(
             item: item,
             layers: [
@@ -78,13 +83,18 @@ struct JSONValueTests {
             winner: .local,
             revision: 3
         )
-        #expect(try ExplainViewModel(json: explain.json) == explain)
+        #expect(
+            try JSONValueDecoder().decode(ExplainViewModel.self, from: JSONValueEncoder().encode(explain)) == explain
+        )
     }
 
     @Test("a ViewModel with a missing field names it")
     func missingField() {
         #expect(throws: JSONDecodingError(field: "modules[0].keys", reason: "missing")) {
-            try ModuleListViewModel(json: ["modules": [["name": "a", "title": "A", "description": ""]]])
+            try JSONValueDecoder().decode(
+                ModuleListViewModel.self,
+                from: ["modules": [["name": "a", "title": "A", "description": ""]]]
+            )
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("SettingsCtl: parsing, exit statuses and whole commands")
 struct SettingsCtlTests {
-    static func status(_ arguments: [String]) -> SettingsAPI.ExitStatus {
+    static func status(_ arguments: [String]) -> SettingsCLICore.ExitStatus {
         do {
             _ = try SettingsCtl.parseAsRoot(try CommandLinePreflight.check(arguments))
             return .success
@@ -38,9 +38,9 @@ struct SettingsCtlTests {
 
     @Test("failures keep their status and are printed as settingsctl: MESSAGE")
     func failures() {
-        let locked = SettingsFailure.keyLocked(key: "k", source: "fleet")
+        let locked = CLIFailure(SettingsErrorViewModel.keyLocked(key: "k", source: "fleet"))
         #expect(SettingsCtl.exitStatus(for: locked) == .locked)
-        #expect(SettingsCtl.message(for: locked) == "settingsctl: \(locked.description)")
+        #expect(SettingsCtl.message(for: locked) == "settingsctl: k is locked by fleet; local changes are refused")
         #expect(SettingsCtl.exitStatus(for: CLIFailure(.unreachable, "gone")) == .unreachable)
         #expect(SettingsCtl.message(for: CLIFailure(.unreachable, "gone")) == "settingsctl: gone")
     }
@@ -48,7 +48,7 @@ struct SettingsCtlTests {
     @Test("--help lists every exit status and the examples")
     func helpText() {
         let help = SettingsCtl.helpMessage(columns: 200)
-        for status in SettingsAPI.ExitStatus.allCases {
+        for status in SettingsCLICore.ExitStatus.allCases {
             #expect(help.contains("\(status.rawValue)  \(status.meaning)"))
         }
         #expect(help.contains("settingsctl --json show network"))
@@ -89,18 +89,24 @@ struct SettingsCtlTests {
 
     @Test("--json before the command prints the reply as JSON that reads back as the ViewModel")
     func jsonRoundTrip() throws {
-        let server = FakeVarlinkServer(reply: JSONValue.object(["parameters": Fixtures.network.json]).serialized())
+        let server = FakeVarlinkServer(
+            reply: JSONValue.object(["parameters": try JSONValueEncoder().encode(Fixtures.network)]).serialized()
+        )
         let parsed = try SettingsCtl.parseAsRoot(["--json", "--socket", server.path, "show", "network"])
         let command = try #require(parsed as? ShowCommand)
         let output = try command.output(using: command.global.client(), style: .plain)
-        #expect(try ModuleViewModel(json: JSONValue(parsing: output)) == Fixtures.network)
+        #expect(
+            try JSONValueDecoder().decode(ModuleViewModel.self, from: JSONValue(parsing: output)) == Fixtures.network
+        )
         #expect(output.contains("\n  "))
         #expect(server.finish().contains(#""method":"io.viper.settings.ShowModule""#))
     }
 
     @Test("get sends Get with the key and prints just the value")
     func getCommand() throws {
-        let reply = JSONValue.object(["parameters": ValueViewModel(item: Fixtures.port, revision: 7).json])
+        let reply = JSONValue.object([
+            "parameters": try JSONValueEncoder().encode(ValueViewModel(item: Fixtures.port, revision: 7))
+        ])
         let server = FakeVarlinkServer(reply: reply.serialized())
         let parsed = try SettingsCtl.parseAsRoot(["get", "network.proxy.port", "--socket", server.path])
         let command = try #require(parsed as? GetCommand)
@@ -113,7 +119,9 @@ struct SettingsCtlTests {
         var previous = Fixtures.port
         previous.display = "3128"
         let model = SetResultViewModel(item: Fixtures.port, previous: previous, changed: true, revision: 8)
-        let server = FakeVarlinkServer(reply: JSONValue.object(["parameters": model.json]).serialized())
+        let server = FakeVarlinkServer(
+            reply: JSONValue.object(["parameters": try JSONValueEncoder().encode(model)]).serialized()
+        )
         let parsed = try SettingsCtl.parseAsRoot(["--socket", server.path, "set", "network.proxy.port", "8080"])
         let command = try #require(parsed as? SetCommand)
         #expect(try command.output(using: command.global.client(), style: .plain) == "network.proxy.port: 3128 -> 8080")

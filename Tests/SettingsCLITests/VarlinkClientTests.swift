@@ -18,10 +18,15 @@ struct VarlinkClientTests {
 
     @Test("sends the call with a NUL byte and returns the reply's parameters")
     func success() throws {
-        let reply = JSONValue.object(["parameters": ValueViewModel(item: Fixtures.port, revision: 7).json])
+        let reply = JSONValue.object([
+            "parameters": try JSONValueEncoder().encode(ValueViewModel(item: Fixtures.port, revision: 7))
+        ])
         let server = FakeVarlinkServer(reply: reply.serialized())
         let parameters = try Self.client(server.path).call(.get, ["key": "network.proxy.port"])
-        #expect(try ValueViewModel(json: parameters) == ValueViewModel(item: Fixtures.port, revision: 7))
+        #expect(
+            try JSONValueDecoder().decode(ValueViewModel.self, from: parameters)
+                == ValueViewModel(item: Fixtures.port, revision: 7)
+        )
         #expect(
             server.finish() == #"{"method":"io.viper.settings.Get","parameters":{"key":"network.proxy.port"}}"#
         )
@@ -29,7 +34,9 @@ struct VarlinkClientTests {
 
     @Test("reads a reply split across several writes")
     func splitReply() throws {
-        let reply = JSONValue.object(["parameters": ValueViewModel(item: Fixtures.port, revision: 7).json])
+        let reply = JSONValue.object([
+            "parameters": try JSONValueEncoder().encode(ValueViewModel(item: Fixtures.port, revision: 7))
+        ])
         let server = FakeVarlinkServer(reply: reply.serialized(), pieces: 5)
         let parameters = try Self.client(server.path).call(.get, ["key": "network.proxy.port"])
         #expect(parameters["revision"] == 7)
@@ -46,7 +53,7 @@ struct VarlinkClientTests {
         arguments: [
             (
                 #"{"error":"io.viper.settings.NoSuchKey","parameters":{"key":"network.proxy.nope"}}"#,
-                SettingsAPI.ExitStatus.notFound
+                SettingsCLICore.ExitStatus.notFound
             ),
             (#"{"error":"io.viper.settings.NoSuchModule","parameters":{"module":"nope"}}"#, .notFound),
             (
@@ -64,12 +71,14 @@ struct VarlinkClientTests {
             ),
         ]
     )
-    func declaredErrors(reply: String, status: SettingsAPI.ExitStatus) throws {
+    func declaredErrors(reply: String, status: SettingsCLICore.ExitStatus) throws {
         let failure = try #require(Self.failure(replying: reply))
         #expect(failure.status == status)
         let name = try #require(JSONValue(parsing: reply)["error"]?.stringValue)
         let parameters = try #require(JSONValue(parsing: reply)["parameters"])
-        #expect(failure.message == SettingsFailure(errorName: name, parameters: parameters)?.description)
+        let declared = try #require(SettingsErrorViewModel(errorName: name, parameters: parameters))
+        #expect(failure.message == CLIFailure(declared).message)
+        #expect(declared.parameters == parameters)
     }
 
     @Test("org.varlink.service errors and unknown errors are other failures (1)")

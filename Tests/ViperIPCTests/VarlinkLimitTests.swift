@@ -58,13 +58,13 @@ struct VarlinkLimitTests {
 
     @Test("A call in progress is not cut by the idle timeout")
     func idleTimeoutSparesCalls() async throws {
-        // The call must reach the server before the idle timeout: 2 s leaves room for a loaded machine.
-        try await TestServer.with(idleTimeout: .seconds(2)) { server in
+        // The call must reach the server before the idle timeout: 5 s leaves room for a loaded machine.
+        try await TestServer.with(idleTimeout: .seconds(5)) { server in
             try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
                 try await client.send(#"{"method": "org.example.test.Slow"}"#)
                 await server.interface.slowStarted.wait()
                 // Not synchronization: the time that must pass without the busy connection being closed.
-                try await Task.sleep(for: .seconds(3))
+                try await Task.sleep(for: .seconds(6))
                 server.interface.slowRelease.fire()
                 #expect(try await client.readReply() == ["parameters": ["done": true]])
             }

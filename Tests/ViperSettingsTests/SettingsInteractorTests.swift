@@ -71,10 +71,7 @@ struct SettingsInteractorTests {
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
         await #expect(
-            throws: SettingsFailure.keyLocked(
-                key: "network.proxy.mode",
-                source: "fleet policy (mandatory layer of the remote source)"
-            )
+            throws: SettingsFailure.keyLocked(key: "network.proxy.mode", layer: .mandatory)
         ) {
             try await interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.root)
         }
@@ -89,7 +86,7 @@ struct SettingsInteractorTests {
             throws: SettingsFailure.permissionDenied(
                 module: "network",
                 uid: 1001,
-                reason: "only root, users alice, members of netadmin may write it"
+                writers: Writers(users: ["alice"], groups: ["netadmin"])
             )
         ) {
             try await self.interactor.set(path: "proxy.port", input: .text("1"), caller: Fixtures.bob)

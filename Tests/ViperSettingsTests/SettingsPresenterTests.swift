@@ -5,12 +5,12 @@ import ViperSettings
 
 /// A View that records what it was shown.
 final class MockView: SettingsViewProtocol {
-    let shown = Mutex<[Result<SettingsViewModel, SettingsFailure>]>([])
+    let shown = Mutex<[Result<SettingsViewModel, SettingsErrorViewModel>]>([])
 
     func display(_ viewModel: SettingsViewModel) async { self.shown.withLock { $0.append(.success(viewModel)) } }
-    func display(failure: SettingsFailure) async { self.shown.withLock { $0.append(.failure(failure)) } }
+    func display(failure: SettingsErrorViewModel) async { self.shown.withLock { $0.append(.failure(failure)) } }
 
-    var last: Result<SettingsViewModel, SettingsFailure>? { self.shown.withLock { $0.last } }
+    var last: Result<SettingsViewModel, SettingsErrorViewModel>? { self.shown.withLock { $0.last } }
 }
 
 /// An Interactor with canned answers that records the calls it gets.
@@ -122,14 +122,30 @@ struct SettingsPresenterTests {
         #expect(model.winner == .mandatory)
     }
 
-    @Test("a failure of the Interactor reaches the View unchanged")
+    @Test("a failure of the Interactor reaches the View as the declared error, its facts put in words")
     func failure() async {
-        let interactor = MockInteractor(failure: .keyLocked(key: "network.proxy.mode", source: "fleet"))
+        let interactor = MockInteractor(failure: .keyLocked(key: "network.proxy.mode", layer: .mandatory))
         let presenter = SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
         let view = MockView()
         await presenter.handle(.set(path: "proxy.mode", input: .text("none")), caller: Fixtures.alice, view: view)
-        #expect(view.last == .failure(.keyLocked(key: "network.proxy.mode", source: "fleet")))
+        #expect(
+            view.last
+                == .failure(
+                    .keyLocked(key: "network.proxy.mode", source: "fleet policy (mandatory layer of the remote source)")
+                )
+        )
         #expect(interactor.calls.withLock { $0 } == ["set proxy.mode none uid=1000"])
+    }
+
+    @Test("a permission failure names root and the module's writers")
+    func permissionWords() async {
+        let writers = Writers(users: ["alice"], groups: ["netadmin"])
+        let interactor = MockInteractor(failure: .permissionDenied(module: "network", uid: 1001, writers: writers))
+        let presenter = SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+        let view = MockView()
+        await presenter.handle(.set(path: "proxy.mode", input: .text("none")), caller: Fixtures.bob, view: view)
+        let reason = "only root, users alice, members of netadmin may write it"
+        #expect(view.last == .failure(.permissionDenied(module: "network", uid: 1001, reason: reason)))
     }
 
     @Test("the summary counts keys and modified keys")

@@ -67,16 +67,21 @@ struct SyncPresenterTests {
         #expect(model.changed == ["network.proxy.mode"] && model.sync.state == "failing")
     }
 
-    @Test("a failure of the Interactor reaches the View unchanged")
+    @Test("a failure of the Interactor reaches the View as the declared error, in words")
     func failure() async {
         let view = MockView()
-        let denied = SettingsFailure.permissionDenied(module: "*", uid: 1001, reason: "only writers may sync")
+        let denied = SettingsFailure.syncDenied(uid: 1001)
         let presenter = SyncPresenter(
             interactor: MockSyncInteractor(status: Self.failing, failure: denied),
             version: "1.0",
             now: { 120 }
         )
         await presenter.handle(.sync, caller: Fixtures.bob, view: view)
-        #expect(view.last == .failure(denied))
+        guard case .failure(.permissionDenied(let module, let uid, let reason)) = view.last else {
+            Issue.record("expected PermissionDenied, got \(String(describing: view.last))")
+            return
+        }
+        #expect(module == "*" && uid == 1001)
+        #expect(reason.contains("writers of a module may sync"))
     }
 }

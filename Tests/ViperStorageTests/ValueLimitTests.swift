@@ -35,7 +35,7 @@ struct ValueLimitTests {
             try type.value(fromJSON: ["a", "bbbbbbbbbbb"])
         }
         #expect(throws: ValueRejection.self) { try type.value(fromText: "a,b,c,d") }
-        #expect(type.constraint == "a list of strings, at most 3 items, each at most 10 characters")
+        #expect(SettingsFormatter.constraint(type) == "a list of strings, at most 3 items, each at most 10 characters")
     }
 
     @Test("a value over max-value-size is rejected, for string and strings alike; 64 KiB by default")

@@ -41,7 +41,7 @@ final class EtcdSnapshotLog: Sendable {
 
     /// Waits until the latest snapshot satisfies `predicate`, for at most `timeout`.
     func wait(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(60),
         _ what: String,
         until predicate: @escaping @Sendable (RemoteSnapshot) -> Bool
     ) async throws -> RemoteSnapshot {

@@ -43,7 +43,7 @@ struct EtcdTestClient {
             request.method = .POST
             request.body = .bytes(ByteBuffer(string: body.serialized()))
             do {
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(2))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
                 let bytes = try await response.body.collect(upTo: 1 << 20)
                 let document = try JSONValue(parsing: Array(buffer: bytes))
                 if response.status == .ok {

@@ -17,7 +17,7 @@ struct HTTPRemoteSourceTests {
     /// A configuration that polls and retries rarely, so that only `syncNow()` makes attempts during a test.
     private static func configuration(
         _ url: String,
-        readTimeout: Duration = .seconds(2),
+        readTimeout: Duration = .seconds(10),
         maximumBodySize: Int = 4 << 20,
         bearerTokenFile: String? = nil,
         caFile: String? = nil

@@ -58,7 +58,7 @@ final class HTTPSourceHarness: Sendable {
 
     /// Waits (up to `timeout`) until the status satisfies `condition`, and returns it.
     func status(
-        within timeout: Duration = .seconds(5),
+        within timeout: Duration = .seconds(60),
         where condition: (SyncStatus) -> Bool
     ) async throws -> SyncStatus {
         let deadline = ContinuousClock.now + timeout

@@ -152,7 +152,7 @@ final class NginxServer {
     }
 
     /// Waits (up to `timeout`) until the access log holds `count` lines, and returns them.
-    func accessLog(count: Int, timeout: Duration = .seconds(5)) async throws -> [String] {
+    func accessLog(count: Int, timeout: Duration = .seconds(60)) async throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         while true {
             let lines = self.accessLog()

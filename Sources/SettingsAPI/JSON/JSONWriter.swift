@@ -42,18 +42,39 @@ extension JSONValue {
             if pretty && !elements.isEmpty { Self.newline(&out, indent) }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                if pretty { Self.newline(&out, indent + 1) }
-                Self.writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                if pretty { out.append(UInt8(ascii: " ")) }
-                members[key]!.write(into: &out, indent: indent + 1, pretty: pretty)
-            }
-            if pretty && !members.isEmpty { Self.newline(&out, indent) }
-            out.append(UInt8(ascii: "}"))
+            Self.writeObject(
+                members.keys.sorted().map { ($0, members[$0]!) },
+                into: &out,
+                indent: indent,
+                pretty: pretty
+            )
         }
+    }
+
+    /// Appends an object whose members keep the order given, compact or indented by two spaces (`pretty`): for
+    /// files people read, whose header comes first.
+    public static func writeObject(_ members: [(key: String, value: JSONValue)], into out: inout [UInt8], pretty: Bool)
+    {
+        Self.writeObject(members, into: &out, indent: 0, pretty: pretty)
+    }
+
+    private static func writeObject(
+        _ members: [(key: String, value: JSONValue)],
+        into out: inout [UInt8],
+        indent: Int,
+        pretty: Bool
+    ) {
+        out.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            if pretty { Self.newline(&out, indent + 1) }
+            Self.writeString(member.key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            if pretty { out.append(UInt8(ascii: " ")) }
+            member.value.write(into: &out, indent: indent + 1, pretty: pretty)
+        }
+        if pretty && !members.isEmpty { Self.newline(&out, indent) }
+        out.append(UInt8(ascii: "}"))
     }
 
     private static func newline(_ out: inout [UInt8], _ indent: Int) {

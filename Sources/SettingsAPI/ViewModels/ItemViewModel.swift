@@ -1,5 +1,5 @@
 /// One setting with its effective value, ready to show (the IDL's `Item`).
-public struct ItemViewModel: Sendable, Hashable {
+public struct ItemViewModel: Sendable, Hashable, Codable {
     public var key: String
     public var id: String
     public var title: String
@@ -17,6 +17,12 @@ public struct ItemViewModel: Sendable, Hashable {
     public var defaultDisplay: String
     /// What values are allowed, in words.
     public var constraint: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case key, id, title, summary, type, value, display, layer, modified, locked
+        case defaultValue = "default"
+        case defaultDisplay, constraint
+    }
 
     public init(
         key: String,
@@ -46,35 +52,5 @@ public struct ItemViewModel: Sendable, Hashable {
         self.defaultValue = defaultValue
         self.defaultDisplay = defaultDisplay
         self.constraint = constraint
-    }
-
-    /// The wire form.
-    public var json: JSONValue {
-        var object: [String: JSONValue] = [
-            "key": .string(self.key), "id": .string(self.id), "title": .string(self.title),
-            "summary": .string(self.summary), "type": .string(self.type), "value": self.value,
-            "display": .string(self.display), "layer": .string(self.layer.rawValue),
-            "modified": .bool(self.modified), "locked": .bool(self.locked), "default": self.defaultValue,
-            "defaultDisplay": .string(self.defaultDisplay),
-        ]
-        if let constraint = self.constraint { object["constraint"] = .string(constraint) }
-        return .object(object)
-    }
-
-    /// Reads the wire form.
-    public init(json: JSONValue) throws(JSONDecodingError) {
-        self.key = try json.string("key")
-        self.id = try json.string("id")
-        self.title = try json.string("title")
-        self.summary = try json.string("summary")
-        self.type = try json.string("type")
-        self.value = try json.required("value")
-        self.display = try json.string("display")
-        self.layer = try LayerName(json: try json.required("layer"), field: "layer")
-        self.modified = try json.bool("modified")
-        self.locked = try json.bool("locked")
-        self.defaultValue = try json.required("default")
-        self.defaultDisplay = try json.string("defaultDisplay")
-        self.constraint = try json.optionalString("constraint")
     }
 }

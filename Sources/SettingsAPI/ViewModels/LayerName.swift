@@ -1,5 +1,5 @@
 /// Where a value comes from, weakest first (the IDL's `Layer`).
-public enum LayerName: String, Sendable, Hashable, CaseIterable, Comparable {
+public enum LayerName: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
     case `default`
     case recommended
     case local
@@ -9,9 +9,13 @@ public enum LayerName: String, Sendable, Hashable, CaseIterable, Comparable {
         Self.allCases.firstIndex(of: lhs)! < Self.allCases.firstIndex(of: rhs)!
     }
 
-    init(json: JSONValue, field: String) throws(JSONDecodingError) {
-        guard let text = json.stringValue, let layer = LayerName(rawValue: text) else {
-            throw JSONDecodingError(field: field, reason: "expected one of default, recommended, local, mandatory")
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let layer = LayerName(rawValue: text) else {
+            throw JSONDecodingError(
+                field: JSONDecodingError.field(decoder.codingPath),
+                reason: "expected one of default, recommended, local, mandatory"
+            )
         }
         self = layer
     }

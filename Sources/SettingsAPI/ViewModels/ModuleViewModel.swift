@@ -1,5 +1,5 @@
 /// A section of a module with its items in schema order (the IDL's `Section`).
-public struct SectionViewModel: Sendable, Hashable {
+public struct SectionViewModel: Sendable, Hashable, Codable {
     public var id: String
     public var title: String
     public var items: [ItemViewModel]
@@ -9,22 +9,10 @@ public struct SectionViewModel: Sendable, Hashable {
         self.title = title
         self.items = items
     }
-
-    /// The wire form.
-    public var json: JSONValue {
-        ["id": .string(self.id), "title": .string(self.title), "items": .array(self.items.map(\.json))]
-    }
-
-    /// Reads the wire form.
-    public init(json: JSONValue) throws(JSONDecodingError) {
-        self.id = try json.string("id")
-        self.title = try json.string("title")
-        self.items = try json.array("items") { element throws(JSONDecodingError) in try ItemViewModel(json: element) }
-    }
 }
 
 /// The reply of `ShowModule`: a module's sections and items with their effective values.
-public struct ModuleViewModel: Sendable, Hashable {
+public struct ModuleViewModel: Sendable, Hashable, Codable {
     public var module: String
     public var title: String
     public var description: String
@@ -37,24 +25,5 @@ public struct ModuleViewModel: Sendable, Hashable {
         self.description = description
         self.revision = revision
         self.sections = sections
-    }
-
-    /// The wire form.
-    public var json: JSONValue {
-        [
-            "module": .string(self.module), "title": .string(self.title), "description": .string(self.description),
-            "revision": .int(self.revision), "sections": .array(self.sections.map(\.json)),
-        ]
-    }
-
-    /// Reads the wire form.
-    public init(json: JSONValue) throws(JSONDecodingError) {
-        self.module = try json.string("module")
-        self.title = try json.string("title")
-        self.description = try json.string("description")
-        self.revision = try json.int("revision")
-        self.sections = try json.array("sections") { element throws(JSONDecodingError) in
-            try SectionViewModel(json: element)
-        }
     }
 }

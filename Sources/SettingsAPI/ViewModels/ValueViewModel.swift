@@ -1,5 +1,5 @@
 /// The reply of `Get`: one item and its module's revision.
-public struct ValueViewModel: Sendable, Hashable {
+public struct ValueViewModel: Sendable, Hashable, Codable {
     public var item: ItemViewModel
     public var revision: Int64
 
@@ -7,19 +7,10 @@ public struct ValueViewModel: Sendable, Hashable {
         self.item = item
         self.revision = revision
     }
-
-    /// The wire form.
-    public var json: JSONValue { ["item": self.item.json, "revision": .int(self.revision)] }
-
-    /// Reads the wire form.
-    public init(json: JSONValue) throws(JSONDecodingError) {
-        self.item = try json.nested("item") { value throws(JSONDecodingError) in try ItemViewModel(json: value) }
-        self.revision = try json.int("revision")
-    }
 }
 
 /// The reply of `Set`: the item after and before, and whether anything changed.
-public struct SetResultViewModel: Sendable, Hashable {
+public struct SetResultViewModel: Sendable, Hashable, Codable {
     public var item: ItemViewModel
     public var previous: ItemViewModel
     public var changed: Bool
@@ -31,28 +22,10 @@ public struct SetResultViewModel: Sendable, Hashable {
         self.changed = changed
         self.revision = revision
     }
-
-    /// The wire form.
-    public var json: JSONValue {
-        [
-            "item": self.item.json, "previous": self.previous.json, "changed": .bool(self.changed),
-            "revision": .int(self.revision),
-        ]
-    }
-
-    /// Reads the wire form.
-    public init(json: JSONValue) throws(JSONDecodingError) {
-        self.item = try json.nested("item") { value throws(JSONDecodingError) in try ItemViewModel(json: value) }
-        self.previous = try json.nested("previous") { value throws(JSONDecodingError) in
-            try ItemViewModel(json: value)
-        }
-        self.changed = try json.bool("changed")
-        self.revision = try json.int("revision")
-    }
 }
 
 /// The reply of `Reset`: the items after the reset.
-public struct ResetResultViewModel: Sendable, Hashable {
+public struct ResetResultViewModel: Sendable, Hashable, Codable {
     public var items: [ItemViewModel]
     public var changed: Bool
     public var revision: Int64
@@ -61,17 +34,5 @@ public struct ResetResultViewModel: Sendable, Hashable {
         self.items = items
         self.changed = changed
         self.revision = revision
-    }
-
-    /// The wire form.
-    public var json: JSONValue {
-        ["items": .array(self.items.map(\.json)), "changed": .bool(self.changed), "revision": .int(self.revision)]
-    }
-
-    /// Reads the wire form.
-    public init(json: JSONValue) throws(JSONDecodingError) {
-        self.items = try json.array("items") { element throws(JSONDecodingError) in try ItemViewModel(json: element) }
-        self.changed = try json.bool("changed")
-        self.revision = try json.int("revision")
     }
 }

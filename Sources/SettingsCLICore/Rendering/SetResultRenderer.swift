@@ -5,10 +5,24 @@ package import SettingsAPI
 package enum SetResultRenderer {
     /// One line, without a newline.
     package static func render(_ model: SetResultViewModel, style: TextStyle = .plain) -> String {
-        let key = model.item.key
-        guard model.changed else {
-            return "\(key): unchanged (\(model.item.display))"
-        }
-        return "\(key): \(model.previous.display) -> \(style.strong(model.item.display))"
+        Self.render(
+            key: model.item.key,
+            display: model.item.display,
+            previous: model.previous.display,
+            changed: model.changed,
+            style: style
+        )
+    }
+
+    /// The line from the fields it shows, for the reply read without the generic decoder.
+    package static func render(
+        key: String,
+        display: String,
+        previous: String,
+        changed: Bool,
+        style: TextStyle
+    ) -> String {
+        guard changed else { return "\(key): unchanged (\(display))" }
+        return "\(key): \(previous) -> \(style.strong(display))"
     }
 }

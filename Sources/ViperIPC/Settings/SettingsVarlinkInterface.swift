@@ -11,7 +11,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         self.router = router
     }
 
-    public var name: String { SettingsFailure.interface }
+    public var name: String { SettingsMethod.interface }
 
     public var description: String { SettingsMethod.interfaceDescription }
 
@@ -23,7 +23,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         await self.router.handle(request, caller: peer, view: view)
         switch view.outcome {
         case .success(let viewModel):
-            try await replies.reply(viewModel.json, continues: false)
+            try await replies.reply(try JSONValueEncoder().encode(viewModel), continues: false)
         case .failure(let failure):
             throw VarlinkError(name: failure.errorName, parameters: failure.parameters)
         case nil:

@@ -90,11 +90,15 @@ extension SettingType {
             }
             return value
         case (.int(let range), .int(let number)):
-            if let range, !range.contains(number) { throw ValueRejection("must be within \(self.constraint!)") }
+            if let range, !range.contains(number) {
+                throw ValueRejection("must be within \(range.lowerBound)..\(range.upperBound)")
+            }
             return value
         case (.double(let range), .double(let number)):
             guard number.isFinite else { throw ValueRejection("must be a finite number") }
-            if let range, !range.contains(number) { throw ValueRejection("must be within \(self.constraint!)") }
+            if let range, !range.contains(number) {
+                throw ValueRejection("must be within \(range.lowerBound)..\(range.upperBound)")
+            }
             return value
         case (.double, .int(let number)):
             return try self.checked(.double(Double(number)))

@@ -21,25 +21,4 @@ public enum SettingType: Sendable, Hashable {
         }
     }
 
-    /// The constraint in words, e.g. "1..65535" or "one of none, manual, auto"; `nil` when there is none.
-    public var constraint: String? {
-        switch self {
-        case .bool: return "true or false"
-        case .int(let range?): return "\(range.lowerBound)..\(range.upperBound)"
-        case .double(let range?): return "\(range.lowerBound)..\(range.upperBound)"
-        case .int(nil): return "a whole number"
-        case .double(nil): return "a number"
-        case .string(let choices, let pattern, let maxLength, _):
-            var parts: [String] = []
-            if let choices { parts.append("one of \(choices.joined(separator: ", "))") }
-            if let pattern { parts.append("matching \(pattern)") }
-            if let maxLength { parts.append("at most \(maxLength) characters") }
-            return parts.isEmpty ? nil : parts.joined(separator: ", ")
-        case .strings(let maxItems, let maxLength, _):
-            var text = "a list of strings"
-            if let maxItems { text += ", at most \(maxItems) items" }
-            if let maxLength { text += ", each at most \(maxLength) characters" }
-            return text
-        }
-    }
 }

@@ -37,14 +37,4 @@ public enum SettingValue: Sendable, Hashable {
         }
     }
 
-    /// The value as people read it: `3128`, `true`, `1.25`, `manual`, `stable, beta`.
-    public var display: String {
-        switch self {
-        case .bool(let value): value ? "true" : "false"
-        case .int(let value): String(value)
-        case .double(let value): value.description
-        case .string(let value): value
-        case .strings(let values): values.joined(separator: ", ")
-        }
-    }
 }

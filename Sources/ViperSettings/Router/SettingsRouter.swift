@@ -22,13 +22,15 @@ public final class SettingsRouter: Sendable {
 
     /// Creates a router over the given modules, and the status and sync requests when `sync` is given.
     public init(presenters: [any SettingsPresenterProtocol], sync: (any SyncPresenterProtocol)? = nil) {
-        self.presenters = Mutex(Dictionary(presenters.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first }))
+        self.presenters = Mutex(
+            Dictionary(presenters.map { ($0.moduleName, $0) }, uniquingKeysWith: { first, _ in first })
+        )
         self.sync = sync
     }
 
     /// Replaces the registry, e.g. after the schemas were re-read; calls in flight finish on the old modules.
     public func replace(presenters: [any SettingsPresenterProtocol]) {
-        let registry = Dictionary(presenters.map { ($0.module, $0) }, uniquingKeysWith: { first, _ in first })
+        let registry = Dictionary(presenters.map { ($0.moduleName, $0) }, uniquingKeysWith: { first, _ in first })
         self.presenters.withLock { $0 = registry }
     }
 
@@ -39,10 +41,8 @@ public final class SettingsRouter: Sendable {
     public func handle(_ request: SettingsRequest, caller: Caller, view: any SettingsViewProtocol) async {
         switch request {
         case .listModules:
-            let presenters = self.presenters.withLock { $0.values.sorted { $0.module < $1.module } }
-            var summaries: [ModuleSummaryViewModel] = []
-            for presenter in presenters { summaries.append(await presenter.summary()) }
-            await view.display(.modules(ModuleListViewModel(modules: summaries)))
+            let presenters = self.presenters.withLock { Array($0.values) }
+            await ModuleListPresenter(presenters: presenters).present(on: view)
         case .showModule(let module):
             await self.dispatch(module: module, event: .showModule, caller: caller, view: view)
         case .get(let key):

@@ -17,9 +17,18 @@ struct JournalRecord {
 
     /// The line's bytes, newline included.
     var line: [UInt8] {
-        let set = JSONValue.object(self.change.set.mapValues(\.json)).serialized()
-        let remove = JSONValue.array(self.change.remove.sorted().map { .string($0) }).serialized()
-        return Array("{\"revision\":\(self.change.revision),\"set\":\(set),\"remove\":\(remove)}\n".utf8)
+        var bytes: [UInt8] = []
+        JSONValue.writeObject(
+            [
+                ("revision", .int(self.change.revision)),
+                ("set", .object(self.change.set.mapValues(\.json))),
+                ("remove", .array(self.change.remove.sorted().map { .string($0) })),
+            ],
+            into: &bytes,
+            pretty: false
+        )
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     /// Reads one line (without its newline); throws a ``StateFileError`` for text that is not JSON or has the wrong

@@ -19,21 +19,18 @@ struct StateFileDocument {
         strings: [(String, String)] = [],
         members: [(String, [String: SettingValue])]
     ) -> [UInt8] {
-        var text = "{\n"
-        text += "  \"format\": \(Self.format),\n"
-        text += "  \"module\": \(JSONValue.string(module).serialized()),\n"
-        text += "  \"revision\": \(revision)"
-        for (name, value) in strings {
-            text += ",\n  \(JSONValue.string(name).serialized()): \(JSONValue.string(value).serialized())"
-        }
-        for (name, values) in members {
-            // The writer only emits raw newlines between tokens (string contents are escaped), so indenting the
-            // nested object is a plain replacement.
-            let nested = JSONValue.object(values.mapValues(\.json)).prettyPrinted().replacing("\n", with: "\n  ")
-            text += ",\n  \(JSONValue.string(name).serialized()): \(nested)"
-        }
-        text += "\n}\n"
-        return Array(text.utf8)
+        let header: [(key: String, value: JSONValue)] = [
+            ("format", .int(Self.format)), ("module", .string(module)), ("revision", .int(revision)),
+        ]
+        var bytes: [UInt8] = []
+        JSONValue.writeObject(
+            header + strings.map { (key: $0.0, value: .string($0.1)) }
+                + members.map { (key: $0.0, value: .object($0.1.mapValues(\.json))) },
+            into: &bytes,
+            pretty: true
+        )
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     /// Parses `bytes` and checks the header; `kind` names the file in errors ("snapshot", "remote file").

@@ -18,8 +18,9 @@ public enum SettingsViewEvent: Sendable, Hashable {
     case explain(path: String)
 }
 
-/// What the Presenter hands the View.
-public enum SettingsViewModel: Sendable, Hashable {
+/// What the Presenter hands the View: the reply of one call. `status` and `sync` are the Sync Presenter's, routed
+/// through the same View.
+public enum SettingsViewModel: Sendable, Hashable, Encodable {
     case modules(ModuleListViewModel)
     case module(ModuleViewModel)
     case value(ValueViewModel)
@@ -29,17 +30,17 @@ public enum SettingsViewModel: Sendable, Hashable {
     case status(StatusViewModel)
     case sync(SyncResultViewModel)
 
-    /// The wire form: the reply's parameters.
-    public var json: JSONValue {
+    /// Encodes the ViewModel of the case: the reply's parameters.
+    public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .modules(let model): model.json
-        case .module(let model): model.json
-        case .value(let model): model.json
-        case .set(let model): model.json
-        case .reset(let model): model.json
-        case .explain(let model): model.json
-        case .status(let model): model.json
-        case .sync(let model): model.json
+        case .modules(let model): try model.encode(to: encoder)
+        case .module(let model): try model.encode(to: encoder)
+        case .value(let model): try model.encode(to: encoder)
+        case .set(let model): try model.encode(to: encoder)
+        case .reset(let model): try model.encode(to: encoder)
+        case .explain(let model): try model.encode(to: encoder)
+        case .status(let model): try model.encode(to: encoder)
+        case .sync(let model): try model.encode(to: encoder)
         }
     }
 }
@@ -48,14 +49,14 @@ public enum SettingsViewModel: Sendable, Hashable {
 public protocol SettingsViewProtocol: Sendable {
     /// Shows the result of the call.
     func display(_ viewModel: SettingsViewModel) async
-    /// Shows a failure of the call.
-    func display(failure: SettingsFailure) async
+    /// Shows a failure of the call, one of the declared errors.
+    func display(failure: SettingsErrorViewModel) async
 }
 
 /// The Presenter: the centre of the module; turns View events into Interactor calls and results into ViewModels.
 public protocol SettingsPresenterProtocol: Sendable {
-    /// The module's name.
-    var module: String { get }
+    /// The name of the settings module this Presenter serves (its schema's name), which the Router routes by.
+    var moduleName: String { get }
     /// Handles one event from `caller` and answers on `view`.
     func handle(_ event: SettingsViewEvent, caller: Caller, view: any SettingsViewProtocol) async
     /// The module's line in the list of modules.

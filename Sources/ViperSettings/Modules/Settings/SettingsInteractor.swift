@@ -1,5 +1,5 @@
 public import Logging
-public import SettingsAPI
+import SettingsAPI
 
 /// The use cases of one module: resolve, set, reset, with validation against the schema, locks, authorization,
 /// no-op detection and an audit log entry for every change.
@@ -54,7 +54,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let (before, after) = try await self.update { state throws(SettingsFailure) in
             let current = ResolvedSetting(module: module, sectionID: sectionID, item: item, state: state)
             if current.isLocked {
-                throw .keyLocked(key: key.description, source: "fleet policy (mandatory layer of the remote source)")
+                throw .keyLocked(key: key.description, layer: current.winner)
             }
             guard state.local[key.path] != value else { return nil }
             var next = state
@@ -142,14 +142,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             "permission denied: uid \(caller.uid) may not \(method.lowercased()) \(key ?? self.schema.name)",
             metadata: metadata
         )
-        var allowed = ["root"]
-        if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
-        if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
-        throw .permissionDenied(
-            module: self.schema.name,
-            uid: Int64(caller.uid),
-            reason: "only \(allowed.joined(separator: ", ")) may write it"
-        )
+        throw .permissionDenied(module: self.schema.name, uid: caller.uid, writers: writers)
     }
 
     private func loadState() async throws(SettingsFailure) -> ModuleState {

@@ -18,13 +18,13 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         self.remoteRevision = remoteRevision
     }
 
-    public var module: String { self.interactor.schema.name }
+    public var moduleName: String { self.interactor.schema.name }
 
     public func handle(_ event: SettingsViewEvent, caller: Caller, view: any SettingsViewProtocol) async {
         do {
             await view.display(try await self.viewModel(for: event, caller: caller))
         } catch {
-            await view.display(failure: error)
+            await view.display(failure: SettingsFormatter.error(error))
         }
     }
 
@@ -93,8 +93,8 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                     layer: layer,
                     present: value != nil,
                     value: value?.json,
-                    display: value?.display,
-                    source: Self.source(of: layer, module: setting.key.module)
+                    display: value.map(SettingsFormatter.display),
+                    source: SettingsFormatter.source(of: layer, module: setting.key.module)
                 )
             }
             return .explain(
@@ -118,22 +118,14 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
             summary: setting.item.summary,
             type: setting.item.type.name,
             value: setting.value.json,
-            display: setting.value.display,
+            display: SettingsFormatter.display(setting.value),
             layer: setting.winner,
             modified: setting.isModified,
             locked: setting.isLocked,
             defaultValue: setting.item.defaultValue.json,
-            defaultDisplay: setting.item.defaultValue.display,
-            constraint: setting.item.type.constraint
+            defaultDisplay: SettingsFormatter.display(setting.item.defaultValue),
+            constraint: SettingsFormatter.constraint(setting.item.type)
         )
     }
 
-    private static func source(of layer: Layer, module: String) -> String {
-        switch layer {
-        case .default: "schema \(module).json"
-        case .recommended: "remote (recommended)"
-        case .local: "set on this host"
-        case .mandatory: "remote (mandatory, locked)"
-        }
-    }
 }

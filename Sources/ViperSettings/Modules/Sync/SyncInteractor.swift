@@ -145,11 +145,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
                 "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
             ]
         )
-        throw .permissionDenied(
-            module: "*",
-            uid: Int64(caller.uid),
-            reason: "only root and the writers of a module may sync with the remote source"
-        )
+        throw .syncDenied(uid: caller.uid)
     }
 
     private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {

@@ -45,7 +45,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
                     )
                 )
             } catch {
-                await view.display(failure: error)
+                await view.display(failure: SettingsFormatter.error(error))
             }
         }
     }

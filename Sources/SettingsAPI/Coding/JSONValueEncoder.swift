@@ -1,0 +1,222 @@
+/// Encodes an `Encodable` value into a ``JSONValue``, without Foundation.
+///
+/// Integers become ``JSONValue/int(_:)``, floating-point numbers ``JSONValue/double(_:)``; an optional that is
+/// `nil` is left out of its object (synthesized `Encodable` conformances use `encodeIfPresent`); a ``JSONValue``
+/// inside a value is taken as it is.
+public struct JSONValueEncoder: Sendable {
+    public init() {}
+
+    /// The JSON form of `value`; throws only what `value`'s own `encode(to:)` throws.
+    public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+        let node = EncodingNode()
+        try node.encode(value, path: [])
+        return node.value
+    }
+}
+
+/// A value being encoded: a leaf, or an object or array whose members are filled in by containers.
+final class EncodingNode {
+    private enum Content {
+        case leaf(JSONValue)
+        case object([String: EncodingNode])
+        case array([EncodingNode])
+    }
+
+    private var content = Content.leaf(.object([:]))
+
+    /// The JSON value encoded so far.
+    var value: JSONValue {
+        switch self.content {
+        case .leaf(let value): value
+        case .object(let members): .object(members.mapValues(\.value))
+        case .array(let elements): .array(elements.map(\.value))
+        }
+    }
+
+    func set(_ value: JSONValue) { self.content = .leaf(value) }
+
+    func encode<T: Encodable>(_ value: T, path: [any CodingKey]) throws {
+        if let json = value as? JSONValue {
+            self.content = .leaf(json)
+        } else {
+            try value.encode(to: NodeEncoder(node: self, codingPath: path))
+        }
+    }
+
+    /// The member `key`, made an object first if this node is not one yet.
+    func member(_ key: String) -> EncodingNode {
+        var members: [String: EncodingNode] = [:]
+        if case .object(let existing) = self.content { members = existing }
+        let child = EncodingNode()
+        members[key] = child
+        self.content = .object(members)
+        return child
+    }
+
+    func makeObject() {
+        if case .object = self.content { return }
+        self.content = .object([:])
+    }
+
+    func makeArray() {
+        if case .array = self.content { return }
+        self.content = .array([])
+    }
+
+    /// A new last element, made an array first if this node is not one yet.
+    func appendElement() -> EncodingNode {
+        var elements: [EncodingNode] = []
+        if case .array(let existing) = self.content { elements = existing }
+        let child = EncodingNode()
+        elements.append(child)
+        self.content = .array(elements)
+        return child
+    }
+
+    var count: Int {
+        if case .array(let elements) = self.content { return elements.count }
+        return 0
+    }
+}
+
+struct NodeEncoder: Encoder {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        self.node.makeObject()
+        return KeyedEncodingContainer(KeyedNodeContainer<Key>(node: self.node, codingPath: self.codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        self.node.makeArray()
+        return UnkeyedNodeContainer(node: self.node, codingPath: self.codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleNodeContainer(node: self.node, codingPath: self.codingPath)
+    }
+}
+
+struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) { self.node.member(key.stringValue).set(.null) }
+    mutating func encode(_ value: Bool, forKey key: Key) { self.node.member(key.stringValue).set(.bool(value)) }
+    mutating func encode(_ value: String, forKey key: Key) { self.node.member(key.stringValue).set(.string(value)) }
+    mutating func encode(_ value: Double, forKey key: Key) { self.node.member(key.stringValue).set(.double(value)) }
+    mutating func encode(_ value: Float, forKey key: Key) {
+        self.node.member(key.stringValue).set(.double(Double(value)))
+    }
+    mutating func encode(_ value: Int, forKey key: Key) { self.node.member(key.stringValue).set(.int(Int64(value))) }
+    mutating func encode(_ value: Int64, forKey key: Key) { self.node.member(key.stringValue).set(.int(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try self.node.member(key.stringValue).encode(value, path: self.codingPath + [key])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let child = self.node.member(key.stringValue)
+        child.makeObject()
+        return KeyedEncodingContainer(KeyedNodeContainer<NestedKey>(node: child, codingPath: self.codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let child = self.node.member(key.stringValue)
+        child.makeArray()
+        return UnkeyedNodeContainer(node: child, codingPath: self.codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        NodeEncoder(node: self.node.member("super"), codingPath: self.codingPath)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        NodeEncoder(node: self.node.member(key.stringValue), codingPath: self.codingPath + [key])
+    }
+}
+
+struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+    var count: Int { self.node.count }
+
+    mutating func encodeNil() { self.node.appendElement().set(.null) }
+    mutating func encode(_ value: Bool) { self.node.appendElement().set(.bool(value)) }
+    mutating func encode(_ value: String) { self.node.appendElement().set(.string(value)) }
+    mutating func encode(_ value: Double) { self.node.appendElement().set(.double(value)) }
+    mutating func encode(_ value: Int) { self.node.appendElement().set(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) { self.node.appendElement().set(.int(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        let index = IndexKey(self.count)
+        try self.node.appendElement().encode(value, path: self.codingPath + [index])
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let path = self.codingPath + [IndexKey(self.count)]
+        let child = self.node.appendElement()
+        child.makeObject()
+        return KeyedEncodingContainer(KeyedNodeContainer<NestedKey>(node: child, codingPath: path))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let path = self.codingPath + [IndexKey(self.count)]
+        let child = self.node.appendElement()
+        child.makeArray()
+        return UnkeyedNodeContainer(node: child, codingPath: path)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let path = self.codingPath + [IndexKey(self.count)]
+        return NodeEncoder(node: self.node.appendElement(), codingPath: path)
+    }
+}
+
+struct SingleNodeContainer: SingleValueEncodingContainer {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil() { self.node.set(.null) }
+    mutating func encode(_ value: Bool) { self.node.set(.bool(value)) }
+    mutating func encode(_ value: String) { self.node.set(.string(value)) }
+    mutating func encode(_ value: Double) { self.node.set(.double(value)) }
+    mutating func encode(_ value: Float) { self.node.set(.double(Double(value))) }
+    mutating func encode(_ value: Int) { self.node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int8) { self.node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int16) { self.node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int32) { self.node.set(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) { self.node.set(.int(value)) }
+    mutating func encode(_ value: UInt8) { self.node.set(.int(Int64(value))) }
+    mutating func encode(_ value: UInt16) { self.node.set(.int(Int64(value))) }
+    mutating func encode(_ value: UInt32) { self.node.set(.int(Int64(value))) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try self.node.encode(value, path: self.codingPath)
+    }
+}
+
+/// The coding key of an array element or of an object member whose name is only known at run time.
+struct IndexKey: CodingKey {
+    let stringValue: String
+    let intValue: Int?
+
+    init(_ index: Int) {
+        self.stringValue = String(index)
+        self.intValue = index
+    }
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+        self.intValue = nil
+    }
+
+    init(intValue: Int) { self.init(intValue) }
+}

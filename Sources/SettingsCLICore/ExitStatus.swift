@@ -1,0 +1,38 @@
+package import SettingsAPI
+
+/// The exit statuses of `settingsctl`, documented in its `--help` and in README.md.
+package enum ExitStatus: Int32, Sendable, CaseIterable {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case unreachable = 3
+    case notFound = 4
+    case invalidValue = 5
+    case locked = 6
+    case permissionDenied = 7
+
+    /// What the status means, for `--help`.
+    package var meaning: String {
+        switch self {
+        case .success: "success"
+        case .failure: "other failure"
+        case .usage: "usage error"
+        case .unreachable: "daemon unreachable"
+        case .notFound: "no such module or key"
+        case .invalidValue: "invalid value"
+        case .locked: "key locked"
+        case .permissionDenied: "permission denied"
+        }
+    }
+
+    /// The status for an error the daemon declares.
+    package init(_ error: SettingsErrorViewModel) {
+        switch error {
+        case .noSuchModule, .noSuchKey: self = .notFound
+        case .invalidValue: self = .invalidValue
+        case .keyLocked: self = .locked
+        case .permissionDenied: self = .permissionDenied
+        case .storageFailure, .syncUnavailable: self = .failure
+        }
+    }
+}

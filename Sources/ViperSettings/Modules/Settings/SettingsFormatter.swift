@@ -1,0 +1,78 @@
+public import SettingsAPI
+
+/// The words the Settings Presenter puts on entities and failures: values as people read them, constraints,
+/// where a layer's value comes from, and the reasons of the declared errors.
+public enum SettingsFormatter {
+    /// The value as people read it: `3128`, `true`, `1.25`, `manual`, `stable, beta`.
+    public static func display(_ value: SettingValue) -> String {
+        switch value {
+        case .bool(let value): value ? "true" : "false"
+        case .int(let value): String(value)
+        case .double(let value): value.description
+        case .string(let value): value
+        case .strings(let values): values.joined(separator: ", ")
+        }
+    }
+
+    /// The constraint in words, e.g. "1..65535" or "one of none, manual, auto"; `nil` when there is none.
+    public static func constraint(_ type: SettingType) -> String? {
+        switch type {
+        case .bool: return "true or false"
+        case .int(let range?): return "\(range.lowerBound)..\(range.upperBound)"
+        case .double(let range?): return "\(range.lowerBound)..\(range.upperBound)"
+        case .int(nil): return "a whole number"
+        case .double(nil): return "a number"
+        case .string(let choices, let pattern, let maxLength, _):
+            var parts: [String] = []
+            if let choices { parts.append("one of \(choices.joined(separator: ", "))") }
+            if let pattern { parts.append("matching \(pattern)") }
+            if let maxLength { parts.append("at most \(maxLength) characters") }
+            return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        case .strings(let maxItems, let maxLength, _):
+            var text = "a list of strings"
+            if let maxItems { text += ", at most \(maxItems) items" }
+            if let maxLength { text += ", each at most \(maxLength) characters" }
+            return text
+        }
+    }
+
+    /// Where the value of `layer` comes from, for `explain`.
+    public static func source(of layer: Layer, module: String) -> String {
+        switch layer {
+        case .default: "schema \(module).json"
+        case .recommended: "remote (recommended)"
+        case .local: "set on this host"
+        case .mandatory: "remote (mandatory, locked)"
+        }
+    }
+
+    /// The declared error for `failure`, its reasons in words.
+    public static func error(_ failure: SettingsFailure) -> SettingsErrorViewModel {
+        switch failure {
+        case .noSuchModule(let module): return .noSuchModule(module: module)
+        case .noSuchKey(let key): return .noSuchKey(key: key)
+        case .invalidValue(let key, let value, let reason): return .invalidValue(key: key, value: value, reason: reason)
+        case .keyLocked(let key, let layer):
+            let source =
+                layer == .mandatory ? "fleet policy (mandatory layer of the remote source)" : "the \(layer) layer"
+            return .keyLocked(key: key, source: source)
+        case .permissionDenied(let module, let uid, let writers):
+            var allowed = ["root"]
+            if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
+            if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
+            return .permissionDenied(
+                module: module,
+                uid: Int64(uid),
+                reason: "only \(allowed.joined(separator: ", ")) may write it"
+            )
+        case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason)
+        case .syncUnavailable(let reason): return .syncUnavailable(reason: reason)
+        case .syncDenied(let uid):
+            return .permissionDenied(
+                module: "*",
+                uid: Int64(uid),
+                reason: "only root and the writers of a module may sync with the remote source"
+            )
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import SettingsAPI
+import Testing
+import ViperSettingsTesting
+
+/// Every method and every error of `io.viper.settings`, called on the real daemon with ``CheckedVarlinkClient``,
+/// whose replies must match the IDL field for field.
+@Suite("the daemon's replies match io.viper.settings.varlink", .serialized)
+struct WireContractTests {
+    @Test("every method and every declared error, against the IDL")
+    func everyMethodAndError() throws {
+        let fleet = try FleetDocumentServer(
+            document: #"""
+                {"revision": "r1", "modules": {"network": {
+                  "recommended": {"proxy.mode": "auto"}, "mandatory": {"proxy.port": 8080}}}}
+                """#
+        )
+        let daemon = try DaemonHarness()
+        try daemon.start(extraArguments: ["--remote", fleet.url])
+        let client = CheckedVarlinkClient(socketPath: daemon.socketPath)
+        var replies: [(String, CheckedVarlinkClient.Reply)] = []
+        func call(
+            _ method: String,
+            _ parameters: JSONValue = [:],
+            asUser uid: UInt32? = nil,
+            on target: CheckedVarlinkClient? = nil
+        ) throws {
+            let reply = try (target ?? client).call(method, parameters, asUser: uid)
+            replies.append(("\(method) \(parameters.serialized())", reply))
+        }
+
+        let deadline = Date().addingTimeInterval(60)
+        while try client.call("Get", ["key": "network.proxy.port"]).parameters["item"]?["value"] != 8080 {
+            try #require(Date() < deadline, "the remote values did not arrive; daemon log:\n\(daemon.log)")
+            usleep(50_000)
+        }
+        try call("ListModules")
+        try call("ShowModule", ["module": "network"])
+        try call("Get", ["key": "network.proxy.mode"])
+        try call("Set", ["key": "display.output.scale", "text": "1.5"])
+        try call("Set", ["key": "updates.policy.channels", "value": ["stable", "beta"]])
+        try call("Reset", ["key": "display.output.scale"])
+        try call("Reset", ["key": "updates"])
+        try call("Explain", ["key": "network.proxy.port"])
+        try call("Explain", ["key": "network.dns.cache"])
+        try call("Status")
+        try call("Sync")
+
+        try call("ShowModule", ["module": "nope"])
+        try call("Get", ["key": "network.nope"])
+        try call("Set", ["key": "display.output.scale", "text": "big"])
+        try call("Set", ["key": "network.proxy.port", "text": "1"])
+        if getuid() == 0 {
+            chmod(daemon.root.path, 0o755)
+            chmod(daemon.root.appendingPathComponent("run").path, 0o755)
+            try call("Set", ["key": "network.proxy.port", "text": "1"], asUser: 65534)
+        }
+        // A directory where the journal goes: the write cannot be stored.
+        try FileManager.default.createDirectory(
+            at: daemon.stateDirectory.appendingPathComponent("power.journal"),
+            withIntermediateDirectories: true
+        )
+        try call("Set", ["key": "power.idle.blank-after", "text": "10"])
+        #expect(daemon.stop() == 0, "daemon log:\n\(daemon.log)")
+
+        // No remote, and one connection per user: Sync is unavailable, and a second connection is refused.
+        let offline = try DaemonHarness()
+        let configuration = offline.root.appendingPathComponent("viper-settingsd.conf")
+        let modules = DaemonHarness.packageRoot.appendingPathComponent("config/modules").path
+        try Data("modules-dir = \(modules)\nmax-connections-per-uid = 1\n".utf8).write(to: configuration)
+        try offline.start(extraArguments: ["--config", configuration.path])
+        let offlineClient = CheckedVarlinkClient(socketPath: offline.socketPath)
+        try call("Sync", on: offlineClient)
+        var held: RawVarlinkConnection?
+        // The harness's own connections may still be closing: a seat may take a moment to free.
+        for _ in 0..<1000 where held == nil {
+            let connection = try RawVarlinkConnection(path: offline.socketPath)
+            if try connection.call("org.varlink.service.GetInfo")?["error"] == nil { held = connection }
+        }
+        try #require(held != nil)
+        try call("Get", ["key": "network.proxy.port"], on: offlineClient)
+        withExtendedLifetime(held) {}
+        #expect(offline.stop() == 0)
+
+        for (call, reply) in replies {
+            #expect(reply.violations.isEmpty, "\(call) -> \(reply.error ?? "reply") \(reply.parameters.serialized())")
+        }
+        let expected = [
+            "ListModules", "ShowModule", "Get", "Set", "Reset", "Explain", "Status", "Sync", "NoSuchModule",
+            "NoSuchKey", "InvalidValue", "KeyLocked", "StorageFailure", "SyncUnavailable", "TooManyConnections",
+        ]
+        let answered = replies.map { $0.1.error.map { String($0.split(separator: ".").last!) } ?? "" }
+        for name in expected.dropFirst(8) { #expect(answered.contains(name), "no call answered \(name)") }
+        if getuid() == 0 { #expect(answered.contains("PermissionDenied")) }
+        let idl = CheckedVarlinkClient.idl
+        #expect(Set(idl.methods.keys).union(idl.errors.keys) == Set(expected + ["PermissionDenied"]))
+    }
+
+    @Test("the IDL check rejects a field sent but not declared, and a required field that is missing")
+    func checkerRejects() throws {
+        let idl = CheckedVarlinkClient.idl
+        let item: JSONValue = [
+            "key": "a.b.c", "id": "c", "title": "C", "summary": "", "type": "int", "value": 1, "display": "1",
+            "layer": "default", "modified": false, "locked": false, "default": 1, "defaultDisplay": "1",
+        ]
+        #expect(idl.problems(inReplyOf: "Get", parameters: ["item": item, "revision": 1]).isEmpty)
+        #expect(
+            idl.problems(inReplyOf: "io.viper.settings.Get", parameters: ["item": item, "revision": 1, "extra": true])
+                == ["Get.extra: sent but not declared"]
+        )
+        #expect(
+            idl.problems(inReplyOf: "Get", parameters: ["item": item]) == ["Get.revision: declared int but missing"]
+        )
+        var wrong = item.objectValue!
+        wrong["layer"] = "remote"
+        wrong["locked"] = "no"
+        #expect(
+            idl.problems(inReplyOf: "Get", parameters: ["item": .object(wrong), "revision": 1])
+                == [
+                    "Get.item.layer: 'remote' is not one of default, recommended, local, mandatory",
+                    "Get.item.locked: declared bool, found string",
+                ]
+        )
+        #expect(
+            idl.problems(inError: "io.viper.settings.KeyLocked", parameters: ["key": "k"])
+                == ["KeyLocked.source: declared string but missing"]
+        )
+        #expect(idl.problems(inError: "io.viper.settings.Nope", parameters: [:]).count == 1)
+    }
+}
