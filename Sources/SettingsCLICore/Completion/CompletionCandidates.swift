@@ -104,7 +104,10 @@ package struct CompletionCandidates: Sendable {
     package static func choices(constraint: String?) -> [String]? {
         let lead = "one of "
         guard let constraint, constraint.hasPrefix(lead) else { return nil }
-        let parts = constraint.dropFirst(lead.count).split(separator: ", ", omittingEmptySubsequences: false)
+        // Split on "," rather than ", ": the Collection separator lives in _StringProcessing, which the fast
+        // settingsctl executable (that links this module) does not need.
+        let parts = constraint.dropFirst(lead.count).split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.drop { $0 == " " } }
         let choices = parts.prefix { !$0.hasPrefix("matching ") && !$0.hasPrefix("at most ") }.map(String.init)
         return choices.isEmpty ? nil : choices
     }
