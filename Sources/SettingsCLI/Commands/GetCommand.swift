@@ -19,7 +19,10 @@ package struct GetCommand: SettingsCommand {
 
     @OptionGroup package var global: GlobalOptions
 
-    @Argument(help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.")
+    @Argument(
+        help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.",
+        completion: .custom { CompletionCandidates.complete(.key, words: $0, index: $1, prefix: $2) }
+    )
     package var key: String
 
     package init() {}

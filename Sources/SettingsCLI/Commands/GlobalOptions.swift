@@ -12,7 +12,8 @@ package struct GlobalOptions: ParsableArguments {
             "The daemon's socket (default: $\(SocketLocator.environmentVariable), else \(SocketLocator.systemPath)"
                 + " if it exists, else $XDG_RUNTIME_DIR/\(SocketLocator.runtimeDirectorySuffix)).",
             valueName: "path"
-        )
+        ),
+        completion: .file()
     )
     package var socket: String?
 

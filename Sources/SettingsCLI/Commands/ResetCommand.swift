@@ -18,7 +18,10 @@ package struct ResetCommand: SettingsCommand {
 
     @OptionGroup package var global: GlobalOptions
 
-    @Argument(help: "A key (network.proxy.port) or a module (network).")
+    @Argument(
+        help: "A key (network.proxy.port) or a module (network).",
+        completion: .custom { CompletionCandidates.complete(.keyOrModule, words: $0, index: $1, prefix: $2) }
+    )
     package var target: String
 
     package init() {}

@@ -22,10 +22,16 @@ package struct SetCommand: SettingsCommand {
 
     @OptionGroup package var global: GlobalOptions
 
-    @Argument(help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.")
+    @Argument(
+        help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.",
+        completion: .custom { CompletionCandidates.complete(.key, words: $0, index: $1, prefix: $2) }
+    )
     package var key: String
 
-    @Argument(help: "The new value, as text.")
+    @Argument(
+        help: "The new value, as text.",
+        completion: .custom { CompletionCandidates.complete(.value, words: $0, index: $1, prefix: $2) }
+    )
     package var value: String
 
     package init() {}

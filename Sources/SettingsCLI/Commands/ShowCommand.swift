@@ -20,7 +20,10 @@ package struct ShowCommand: SettingsCommand {
 
     @OptionGroup package var global: GlobalOptions
 
-    @Argument(help: "The module, e.g. network (settingsctl modules lists them).")
+    @Argument(
+        help: "The module, e.g. network (settingsctl modules lists them).",
+        completion: .custom { CompletionCandidates.complete(.module, words: $0, index: $1, prefix: $2) }
+    )
     package var module: String
 
     package init() {}

@@ -1,0 +1,125 @@
+import SettingsAPI
+
+/// What a shell completes a settingsctl argument with, asked of the daemon: module names, keys, and the values
+/// a key accepts (its choices, or true and false).
+///
+/// Completion runs while a user waits at a prompt, so it is quick and silent: every call has a short timeout, and
+/// when the daemon is not running, slow, or answers with an error, there are simply no candidates.
+/// It reads only what `ListModules` (`modules[].name`) and `ShowModule` (`sections[].items[]`: `key`, `type`,
+/// `constraint`) reply today.
+package struct CompletionCandidates: Sendable {
+    /// How long completion waits for the daemon, per call, in seconds.
+    package static let timeoutSeconds = 1
+
+    /// What an argument stands for.
+    package enum Target: Sendable, Hashable {
+        /// A module (`show`).
+        case module
+        /// A key, MODULE.SECTION.ITEM (`get`, `set`, `explain`).
+        case key
+        /// A key or a module (`reset`).
+        case keyOrModule
+        /// A value of the key given before it (`set KEY VALUE`).
+        case value
+    }
+
+    /// The client the candidates are asked of.
+    package var client: VarlinkClient
+
+    /// Candidates asked of the daemon that `client` reaches.
+    package init(client: VarlinkClient) {
+        self.client = client
+    }
+
+    /// Candidates for the daemon that the command line `words` names with `--socket`, else the one the
+    /// environment names (`$VIPER_SETTINGS_SOCKET`, …), with a short timeout.
+    package init(words: [String], locator: SocketLocator = .live) {
+        let location = locator.locate(option: CompletionWords.socket(in: words))
+        self.init(client: VarlinkClient(location: location, timeoutSeconds: Self.timeoutSeconds))
+    }
+
+    /// The candidates for the word at `index` of `words` (the whole command line, as the shell split it), that
+    /// begin with `prefix`; none when the daemon cannot tell.
+    package static func complete(_ target: Target, words: [String], index: Int, prefix: String) -> [String] {
+        let candidates = CompletionCandidates(words: words)
+        switch target {
+        case .module: return candidates.modules(prefix: prefix)
+        case .key: return candidates.keys(prefix: prefix)
+        case .keyOrModule: return candidates.keysOrModules(prefix: prefix)
+        case .value:
+            guard let key = CompletionWords.positionals(in: words, before: index).dropFirst().first else { return [] }
+            return candidates.values(key: key, prefix: prefix)
+        }
+    }
+
+    /// The modules whose names begin with `prefix`.
+    package func modules(prefix: String) -> [String] {
+        guard let reply = try? self.client.call(.listModules, [:]) else { return [] }
+        let names = (reply["modules"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        return names.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The keys that begin with `prefix`. Without a dot in `prefix`, the keys of the one module it can begin,
+    /// or else the modules it can begin, each followed by a dot.
+    package func keys(prefix: String) -> [String] {
+        guard let dot = prefix.firstIndex(of: ".") else {
+            let modules = self.modules(prefix: prefix)
+            if modules.count == 1 { return self.keys(module: modules[0], prefix: prefix) }
+            return modules.map { $0 + "." }
+        }
+        return self.keys(module: String(prefix[..<dot]), prefix: prefix)
+    }
+
+    /// The keys and modules that begin with `prefix`: the modules, and the keys of the one module `prefix` can
+    /// begin or names.
+    package func keysOrModules(prefix: String) -> [String] {
+        guard let dot = prefix.firstIndex(of: ".") else {
+            let modules = self.modules(prefix: prefix)
+            if modules.count == 1 { return modules + self.keys(module: modules[0], prefix: prefix) }
+            return modules
+        }
+        return self.keys(module: String(prefix[..<dot]), prefix: prefix)
+    }
+
+    /// The values of `key` that begin with `prefix`: `true` and `false` for a bool, the choices of a string
+    /// with choices; none for other keys, which have no short list of values.
+    package func values(key: String, prefix: String) -> [String] {
+        guard let dot = key.firstIndex(of: "."),
+            let item = self.items(module: String(key[..<dot])).first(where: {
+                $0["key"]?.stringValue == key
+            })
+        else { return [] }
+        let values: [String]
+        switch item["type"]?.stringValue {
+        case "bool": values = ["true", "false"]
+        case "string": values = Self.choices(constraint: item["constraint"]?.stringValue) ?? []
+        default: values = []
+        }
+        return values.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The choices in a constraint of the form "one of a, b, c" (what the daemon says of a string with
+    /// choices), without what may follow them ("matching …", "at most … characters"); `nil` for any other
+    /// constraint.
+    package static func choices(constraint: String?) -> [String]? {
+        let lead = "one of "
+        guard let constraint, constraint.hasPrefix(lead) else { return nil }
+        // Split on "," rather than ", ": the Collection separator lives in _StringProcessing, which the fast
+        // settingsctl executable (that links this module) does not need.
+        let parts = constraint.dropFirst(lead.count).split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.drop { $0 == " " } }
+        let choices = parts.prefix { !$0.hasPrefix("matching ") && !$0.hasPrefix("at most ") }.map(String.init)
+        return choices.isEmpty ? nil : choices
+    }
+
+    /// The keys of `module` that begin with `prefix`.
+    private func keys(module: String, prefix: String) -> [String] {
+        self.items(module: module).compactMap { $0["key"]?.stringValue }.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The items of `module`, as the daemon sends them; none when it cannot tell.
+    private func items(module: String) -> [JSONValue] {
+        guard let reply = try? self.client.call(.showModule, ["module": .string(module)]) else { return [] }
+        return (reply["sections"]?.arrayValue ?? []).flatMap { $0["items"]?.arrayValue ?? [] }
+    }
+}
