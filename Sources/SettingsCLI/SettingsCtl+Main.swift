@@ -14,8 +14,8 @@ extension SettingsCtl {
     /// error; help and the version go to standard output. Common command lines skip ArgumentParser
     /// (see `FastPathParser`).
     public static func main(_ arguments: [String]?) {
+        let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
         do {
-            let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
             if let invocation = FastPathParser.invocation(arguments) {
                 try invocation.run()
             } else {
@@ -23,6 +23,9 @@ extension SettingsCtl {
                 try command.run()
             }
             Glibc.exit(ExitStatus.success.rawValue)
+        } catch let failure as CLIFailure {
+            failure.emit(json: CLIFailure.wantsJSON(arguments))
+            Glibc.exit(failure.status.rawValue)
         } catch {
             let status = Self.exitStatus(for: error)
             let message = Self.message(for: error)

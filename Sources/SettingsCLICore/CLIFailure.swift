@@ -10,10 +10,42 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     package var status: ExitStatus
     /// What went wrong, in words a user can act on; no prefix, no trailing newline.
     package var message: String
+    /// The Varlink error the daemon answered with, when the failure is one.
+    package var errorName: String?
+    /// The parameters of ``errorName``.
+    package var parameters: JSONValue?
+    /// What the command printed before it failed (`sync` and `status` print the sync state, then fail).
+    package var output: String?
 
-    package init(_ status: ExitStatus, _ message: String) {
+    package init(_ status: ExitStatus, _ message: String, output: String? = nil) {
         self.status = status
         self.message = message
+        self.output = output
+    }
+
+    /// The failure as one JSON object, for `--json`: `{"error": NAME, "parameters": {…}, "message": …,
+    /// "exitStatus": N}` (`error` and `parameters` only for an error the daemon answered with).
+    package var jsonReport: String {
+        var object: [String: JSONValue] = [
+            "message": .string(self.message), "exitStatus": .int(Int64(self.status.rawValue)),
+        ]
+        if let name = self.errorName {
+            object["error"] = .string(name)
+            object["parameters"] = self.parameters ?? [:]
+        }
+        return JSONValue.object(object).serialized()
+    }
+
+    /// Writes what the command printed to standard output, then the failure to standard error: as JSON with
+    /// `json`, else as `settingsctl: MESSAGE`.
+    package func emit(json: Bool) {
+        if let output = self.output { print(output) }
+        StandardError.write((json ? self.jsonReport : self.report) + "\n")
+    }
+
+    /// Whether a command line asks for JSON: `--json` before any `--`.
+    package static func wantsJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
     }
 
     package var description: String { self.message }
@@ -26,6 +58,10 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Errors declared by `io.viper.settings` keep their message and exit status; the errors of
     /// `org.varlink.service` and any other name are "other failures" (exit status 1).
     package init(errorName name: String, parameters: JSONValue) {
+        defer {
+            self.errorName = name
+            self.parameters = parameters
+        }
         if let error = SettingsErrorViewModel(errorName: name, parameters: parameters) {
             self.init(error)
             return

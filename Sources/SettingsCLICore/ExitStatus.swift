@@ -10,6 +10,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     case invalidValue = 5
     case locked = 6
     case permissionDenied = 7
+    case syncFailing = 9
 
     /// What the status means, for `--help`.
     package var meaning: String {
@@ -22,6 +23,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .invalidValue: "invalid value"
         case .locked: "key locked"
         case .permissionDenied: "permission denied"
+        case .syncFailing: "remote sync failing (sync and status print the state first)"
         }
     }
 

@@ -25,7 +25,8 @@ public enum SettingsCtlLauncher {
             try invocation.run()
             Glibc.exit(ExitStatus.success.rawValue)
         } catch {
-            Self.exit(with: error)
+            error.emit(json: invocation.json)
+            Glibc.exit(error.status.rawValue)
         }
     }
 

@@ -39,6 +39,56 @@ struct SettingsctlEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("with --json a failure is one JSON object on stderr: the daemon's error, its parameters, the exit status")
+    func jsonFailures() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let missing = daemon.ctl(["--json", "get", "network.nope"])
+        #expect(missing.status == 4, "\(missing)")
+        let error = try JSONValue(parsing: missing.stderr)
+        #expect(error["error"] == "io.viper.settings.NoSuchKey")
+        #expect(error["parameters"]?["key"] == "network.nope")
+        #expect(error["exitStatus"] == 4)
+        #expect(error["message"]?.stringValue?.contains("no such key") == true)
+        let unreachable = DaemonHarness.run([
+            daemon.binDirectory.appendingPathComponent("settingsctl").path, "--json", "--socket",
+            daemon.root.appendingPathComponent("absent.sock").path, "modules",
+        ])
+        #expect(unreachable.status == 3)
+        #expect(try JSONValue(parsing: unreachable.stderr)["exitStatus"] == 3, "\(unreachable)")
+        let invalid = daemon.ctl(["set", "network.proxy.port", "big", "--json"])
+        #expect(try JSONValue(parsing: invalid.stderr)["error"] == "io.viper.settings.InvalidValue", "\(invalid)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("sync and status exit 9 when remote sync is failing, after printing the state")
+    func syncFailingExitStatus() throws {
+        let daemon = try DaemonHarness()
+        // Port 1 on loopback: nothing listens there, the connection is refused.
+        try daemon.start(extraArguments: ["--remote", "http://127.0.0.1:1/fleet.json"])
+        let deadline = Date().addingTimeInterval(60)
+        var status = daemon.ctl(["status"])
+        while status.status != 9 && Date() < deadline {
+            usleep(50_000)
+            status = daemon.ctl(["status"])
+        }
+        #expect(status.status == 9, "\(status)")
+        #expect(status.stdout.contains("failing"), "\(status)")
+        #expect(status.stderr.contains("remote sync is failing"), "\(status)")
+        let sync = daemon.ctl(["sync"])
+        #expect(sync.status == 9, "\(sync)")
+        #expect(sync.stdout.contains("connection refused"), "\(sync)")
+        let json = daemon.ctl(["--json", "sync"])
+        #expect(json.status == 9)
+        #expect(try JSONValue(parsing: json.stdout)["sync"]?["state"] == "failing", "\(json)")
+        #expect(daemon.stop() == 0)
+
+        let offline = try DaemonHarness()
+        try offline.start()
+        #expect(offline.ctl(["status"]).status == 0, "sync off is not a failure")
+        #expect(offline.stop() == 0)
+    }
+
     @Test("get, set, explain, reset, and values survive a restart")
     func userJourney() throws {
         let daemon = try DaemonHarness()

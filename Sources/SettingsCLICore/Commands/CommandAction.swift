@@ -63,11 +63,22 @@ package enum CommandAction: Sendable, Hashable {
             return try Self.present(json, model) { ExplainRenderer.render(model, style: style) }
         case .status:
             let model = try Self.request(client, .status, [:], as: StatusViewModel.self)
-            return try Self.present(json, model) { StatusRenderer.render(model, style: style) }
+            let text = try Self.present(json, model) { StatusRenderer.render(model, style: style) }
+            try Self.failIfFailing(model.sync, output: text)
+            return text
         case .sync:
             let model = try Self.request(client, .sync, [:], as: SyncResultViewModel.self)
-            return try Self.present(json, model) { StatusRenderer.render(model, style: style) }
+            let text = try Self.present(json, model) { StatusRenderer.render(model, style: style) }
+            try Self.failIfFailing(model.sync, output: text)
+            return text
         }
+    }
+
+    /// Exit status 9 after the output when remote sync is failing, so that scripts and monitoring notice.
+    private static func failIfFailing(_ sync: SyncStatusViewModel, output: String) throws(CLIFailure) {
+        guard sync.state == "failing" else { return }
+        let reason = sync.lastError.map { ": \($0)" } ?? ""
+        throw CLIFailure(.syncFailing, "remote sync is failing\(reason)", output: output)
     }
 
     /// Calls `method` and reads its reply as a `Model`.
