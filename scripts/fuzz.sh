@@ -15,9 +15,9 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 scratch="$PWD/.build-fuzz"
-# -parse-as-library: the targets' main.swift only declares LLVMFuzzerTestOneInput; libFuzzer brings main.
+# Each main.swift declares LLVMFuzzerTestOneInput and hands its command line to libFuzzer's driver.
 (cd Fuzz && swift build --scratch-path "$scratch" -c debug \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+    -Xswiftc -sanitize=fuzzer,address)
 bin="$(cd Fuzz && swift build --scratch-path "$scratch" -c debug --show-bin-path)"
 
 mkdir -p "$scratch/artifacts"
