@@ -15,6 +15,10 @@ let package = Package(
         .executable(name: "settingsctl", targets: ["settingsctl"]),
         .executable(name: "settingsctl-full", targets: ["settingsctl-full"]),
         .library(name: "ViperSettings", targets: ["ViperSettings"]),
+        // For the libFuzzer targets in Fuzz/ (a package of its own that depends on this one).
+        .library(name: "SettingsAPI", targets: ["SettingsAPI"]),
+        .library(name: "ViperIPC", targets: ["ViperIPC"]),
+        .library(name: "ViperStorage", targets: ["ViperStorage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -22,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         // The few calls into the C library every part needs: errno text and the wall clock.
@@ -79,6 +84,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
             ],
             swiftSettings: strict
         ),
@@ -176,6 +182,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ViperDaemonTests",
+            dependencies: ["ViperDaemon", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,4 +1,9 @@
 /// A `viper-settingsd.conf` file: `key = value` lines, `#` comments, blank lines.
+///
+/// A line whose first non-blank character is `#` or `;` is a comment, and so is the rest of a line from a `#`
+/// that follows a blank (`socket = /run/x.sock  # note`); a `#` inside a word (`https://h/doc.json#v2`) or in a
+/// value in double quotes (`"a # b"`) is kept. Lines may end in LF or CRLF. An unknown key, a line without `=`
+/// and a key set twice are errors naming the file and line.
 public struct ConfigurationFile: Sendable, Equatable {
     /// The keys the daemon understands, with what they mean (for errors and `--help`).
     public static let knownKeys: [String: String] = [
@@ -28,23 +33,53 @@ public struct ConfigurationFile: Sendable, Equatable {
     public init(text: String, path: String) throws(ConfigurationError) {
         self.path = path
         self.values = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var lineOfKey: [String: Int] = [:]
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, rawLine) in lines.enumerated() {
+            let number = index + 1
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigurationError("\(path):\(index + 1): expected 'key = value', found '\(line)'")
+                throw ConfigurationError("\(path):\(number): expected 'key = value', found '\(line)'")
             }
             let key = line[..<equals].trimmingWhitespace()
-            var value = line[line.index(after: equals)...].trimmingWhitespace()
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                value = String(value.dropFirst().dropLast())
+            guard !key.isEmpty else {
+                throw ConfigurationError("\(path):\(number): expected a key before '=', found '\(line)'")
             }
             guard Self.knownKeys[key] != nil else {
                 let known = Self.knownKeys.keys.sorted().joined(separator: ", ")
-                throw ConfigurationError("\(path):\(index + 1): unknown setting '\(key)' (known: \(known))")
+                throw ConfigurationError("\(path):\(number): unknown setting '\(key)' (known: \(known))")
             }
-            self.values[key] = value
+            if let first = lineOfKey[key] {
+                throw ConfigurationError("\(path):\(number): '\(key)' is set twice (first on line \(first))")
+            }
+            lineOfKey[key] = number
+            self.values[key] = try Self.value(line[line.index(after: equals)...], path: path, line: number)
         }
+    }
+
+    /// The value after `=`: unquoted and without a trailing comment.
+    private static func value(_ text: Substring, path: String, line: Int) throws(ConfigurationError) -> String {
+        let text = Substring(text.trimmingWhitespace())
+        if text.hasPrefix("\"") {
+            let rest = text.dropFirst()
+            guard let close = rest.firstIndex(of: "\"") else {
+                throw ConfigurationError("\(path):\(line): missing the closing '\"' of a quoted value")
+            }
+            let after = rest[rest.index(after: close)...].trimmingWhitespace()
+            guard after.isEmpty || after.hasPrefix("#") else {
+                throw ConfigurationError("\(path):\(line): unexpected '\(after)' after a quoted value")
+            }
+            return String(rest[..<close])
+        }
+        var previous: Character = " "
+        for index in text.indices {
+            if text[index] == "#" && previous.isWhitespace {
+                return text[..<index].trimmingWhitespace()
+            }
+            previous = text[index]
+        }
+        return String(text)
     }
 
     /// A path value, relative paths taken relative to the file's directory.

@@ -84,8 +84,11 @@ struct DaemonFlags: Sendable {
             configuration.remote = remote
         }
         if let text = file?.values["remote-poll-interval"] {
-            guard let seconds = Double(text), seconds >= 1 else {
-                throw ConfigurationError("\(file!.path): remote-poll-interval must be a number of seconds >= 1")
+            // At most a year: larger numbers, `inf` and `nan` would overflow the milliseconds below.
+            guard let seconds = Double(text), seconds >= 1, seconds <= 31_536_000 else {
+                throw ConfigurationError(
+                    "\(file!.path): remote-poll-interval must be a number of seconds from 1 to 31536000 (a year)"
+                )
             }
             configuration.remotePollInterval = .milliseconds(Int64(seconds * 1000))
         }

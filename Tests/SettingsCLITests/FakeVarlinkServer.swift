@@ -2,7 +2,7 @@ import Glibc
 
 /// A Varlink server on a real Unix socket in a temporary directory, served by its own thread: it accepts
 /// one connection, reads one call up to its NUL byte, writes the canned reply in the given pieces (pausing
-/// between them) and closes the connection.
+/// between them, 20 ms unless told) and closes the connection; it stops early when the client has gone.
 final class FakeVarlinkServer: @unchecked Sendable {
     /// The socket's path.
     let path: String
@@ -15,11 +15,13 @@ final class FakeVarlinkServer: @unchecked Sendable {
     private final class State {
         let listener: Int32
         let pieces: [[UInt8]]
+        let pauseMicroseconds: UInt32
         var request: [UInt8] = []
 
-        init(listener: Int32, pieces: [[UInt8]]) {
+        init(listener: Int32, pieces: [[UInt8]], pauseMicroseconds: UInt32) {
             self.listener = listener
             self.pieces = pieces
+            self.pauseMicroseconds = pauseMicroseconds
         }
 
         func serve() {
@@ -33,8 +35,9 @@ final class FakeVarlinkServer: @unchecked Sendable {
                 self.request.append(byte)
             }
             for (index, piece) in self.pieces.enumerated() {
-                if index > 0 { usleep(20_000) }
-                _ = piece.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if index > 0 { usleep(self.pauseMicroseconds) }
+                let sent = piece.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent < 0 { return }
             }
         }
     }
@@ -48,8 +51,8 @@ final class FakeVarlinkServer: @unchecked Sendable {
         self.init(pieces: chunks)
     }
 
-    /// A server that writes `pieces` as they are, then closes.
-    init(pieces: [[UInt8]]) {
+    /// A server that writes `pieces` as they are, `pauseMicroseconds` apart, then closes.
+    init(pieces: [[UInt8]], pauseMicroseconds: UInt32 = 20_000) {
         var template = Array("/tmp/settingsctl-test-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed")
@@ -70,7 +73,7 @@ final class FakeVarlinkServer: @unchecked Sendable {
             }
         }
         precondition(bound == 0 && listen(listener, 4) == 0, "bind or listen failed: \(errno)")
-        self.state = State(listener: listener, pieces: pieces)
+        self.state = State(listener: listener, pieces: pieces, pauseMicroseconds: pauseMicroseconds)
 
         let context = Unmanaged.passRetained(self.state).toOpaque()
         let started = pthread_create(

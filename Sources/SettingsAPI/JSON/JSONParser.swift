@@ -10,6 +10,12 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "line \(self.line), column \(self.column): \(self.reason)" }
 }
 
+/// The parser is strict RFC 8259 with these decisions, each an error naming line and column:
+/// - arrays and objects nest at most ``JSONValue/maximumDepth`` (128) deep;
+/// - an object with the same key twice is rejected (the error names the key), so that no reader takes the
+///   first `method` of a message and another the last;
+/// - a `\u` escape of a lone UTF-16 surrogate is rejected, as is text that is not UTF-8;
+/// - a number too large for a finite `Double` (`1e400`) is rejected; an integer past `Int64` is a `Double`.
 extension JSONValue {
     /// The deepest nesting of arrays and objects the parser accepts.
     public static let maximumDepth = 128
@@ -113,7 +119,12 @@ private struct JSONParser {
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else {
                 throw self.error("expected a string as object key")
             }
+            let keyStart = self.index
             let key = try self.parseString()
+            if members[key] != nil {
+                self.index = keyStart
+                throw self.error("duplicate key \"\(key)\" in an object")
+            }
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else {
                 throw self.error("expected ':' after object key \"\(key)\"")
@@ -195,7 +206,10 @@ private struct JSONParser {
         }
         let text = String(decoding: self.bytes[start..<self.index], as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
-        guard let value = Double(text), value.isFinite else { throw self.error("number out of range") }
+        guard let value = Double(text), value.isFinite else {
+            self.index = start
+            throw self.error("number out of range: \(text) is not a finite 64-bit floating-point number")
+        }
         return .double(value)
     }
 
@@ -248,14 +262,23 @@ private struct JSONParser {
                 case UInt8(ascii: "r"): out.append(0x0D)
                 case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
+                    let escapeStart = self.index - 2
                     var scalar = try self.parseHex4()
+                    if (0xDC00..<0xE000).contains(scalar) {
+                        self.index = escapeStart
+                        throw self.error("unpaired UTF-16 surrogate in \\u escape")
+                    }
                     if (0xD800..<0xDC00).contains(scalar) {
                         guard self.index + 1 < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\\"),
                             self.bytes[self.index + 1] == UInt8(ascii: "u")
-                        else { throw self.error("unpaired UTF-16 surrogate in \\u escape") }
+                        else {
+                            self.index = escapeStart
+                            throw self.error("unpaired UTF-16 surrogate in \\u escape")
+                        }
                         self.index += 2
                         let low = try self.parseHex4()
                         guard (0xDC00..<0xE000).contains(low) else {
+                            self.index = escapeStart
                             throw self.error("unpaired UTF-16 surrogate in \\u escape")
                         }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)

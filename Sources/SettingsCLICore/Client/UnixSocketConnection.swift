@@ -3,7 +3,9 @@ import Glibc
 /// A blocking, connected `AF_UNIX` stream socket, closed when it goes away.
 ///
 /// Writes are whole (short writes are continued) and never raise `SIGPIPE`; calls interrupted by a signal
-/// are retried; both directions time out after the given number of seconds.
+/// are retried. The timeout bounds the whole exchange, not each system call: the connection is made at a
+/// deadline (now plus the timeout) and every later wait (for room to write, for the next bytes of the reply)
+/// waits only for the time left, so a peer that trickles its reply a byte at a time still times out.
 package struct UnixSocketConnection: ~Copyable {
     /// Why a socket operation failed.
     package enum Failure: Error, Sendable, Hashable {
@@ -22,9 +24,12 @@ package struct UnixSocketConnection: ~Copyable {
     }
 
     private let descriptor: Int32
+    /// When the exchange started plus the timeout: no send or receive waits past it.
+    private let deadline: ContinuousClock.Instant
 
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path`; connecting, sending and receiving together may take `timeoutSeconds`.
     package init(path: String, timeoutSeconds: Int) throws(Failure) {
+        self.deadline = .now + .seconds(timeoutSeconds)
         var address = sockaddr_un()
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let pathBytes = Array(path.utf8)
@@ -40,7 +45,7 @@ package struct UnixSocketConnection: ~Copyable {
         guard descriptor >= 0 else { throw .connect(errno) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         let timeoutSize = socklen_t(MemoryLayout<timeval>.size)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, timeoutSize)
+        // Bounds a connect to a listener whose backlog is full; sends and receives wait in `poll`.
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, timeoutSize)
 
         let result = withUnsafePointer(to: &address) { pointer in
@@ -49,7 +54,7 @@ package struct UnixSocketConnection: ~Copyable {
         if result != 0 {
             let code = errno == EINTR ? Self.awaitInterruptedConnect(descriptor, timeoutSeconds) : errno
             if code != 0 {
-                close(descriptor)
+                Glibc.close(descriptor)
                 throw code == EAGAIN || code == ETIMEDOUT ? .timedOut : .connect(code)
             }
         }
@@ -57,29 +62,42 @@ package struct UnixSocketConnection: ~Copyable {
     }
 
     deinit {
-        close(self.descriptor)
+        Glibc.close(self.descriptor)
     }
 
-    /// Sends all of `bytes`.
+    /// Closes the socket now. A failed `receive` is followed by this, so that the peer sees the hang-up at once.
+    package consuming func close() {
+        // Consuming `self` ends its lifetime here, which runs `deinit`.
+    }
+
+    /// Sends all of `bytes`, before the deadline.
     package func send(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
+            try self.waitUntilReady(for: POLLOUT)
             let sent = bytes.withUnsafeBytes { buffer in
-                Glibc.send(self.descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                Glibc.send(
+                    self.descriptor,
+                    buffer.baseAddress! + offset,
+                    buffer.count - offset,
+                    Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)
+                )
             }
             if sent >= 0 {
                 offset += sent
                 continue
             }
             switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: throw .timedOut
+            case EINTR, EAGAIN, EWOULDBLOCK: continue
             case let code: throw .transfer(code)
             }
         }
     }
 
     /// Receives bytes until `delimiter` and returns those before it; bytes after it are dropped.
+    ///
+    /// Fails with ``Failure/timedOut`` when the delimiter has not come by the deadline, however steadily bytes
+    /// arrive, and with ``Failure/tooLarge`` as soon as more than `limit` bytes came without it.
     package func receive(until delimiter: UInt8, limit: Int) throws(Failure) -> [UInt8] {
         var message: [UInt8] = []
         message.reserveCapacity(16_384)
@@ -87,7 +105,8 @@ package struct UnixSocketConnection: ~Copyable {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { chunk.deallocate() }
         while true {
-            let received = recv(self.descriptor, chunk.baseAddress!, chunkSize, 0)
+            try self.waitUntilReady(for: POLLIN)
+            let received = recv(self.descriptor, chunk.baseAddress!, chunkSize, Int32(MSG_DONTWAIT))
             if received > 0 {
                 let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<received])
                 if let end = bytes.firstIndex(of: delimiter) {
@@ -101,11 +120,26 @@ package struct UnixSocketConnection: ~Copyable {
                 throw .closed
             } else {
                 switch errno {
-                case EINTR: continue
-                case EAGAIN, EWOULDBLOCK: throw .timedOut
+                case EINTR, EAGAIN, EWOULDBLOCK: continue
                 case let code: throw .transfer(code)
                 }
             }
+        }
+    }
+
+    /// Waits until the socket is ready for `events` (or has an error or hang-up to report), at most until the
+    /// deadline.
+    private func waitUntilReady(for events: Int32) throws(Failure) {
+        var request = pollfd(fd: self.descriptor, events: Int16(events), revents: 0)
+        while true {
+            let left = ContinuousClock.now.duration(to: self.deadline)
+            guard left > .zero else { throw .timedOut }
+            let (seconds, attoseconds) = left.components
+            // Rounded up, so that a wait never ends just short of the deadline and spins.
+            let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            let ready = poll(&request, 1, Int32(clamping: milliseconds))
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw .transfer(errno) }
         }
     }
 

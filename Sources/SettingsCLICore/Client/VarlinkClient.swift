@@ -6,12 +6,16 @@ package import SettingsAPI
 /// reply's parameters. Every failure is a ``CLIFailure`` with the documented exit status: the daemon cannot be
 /// reached (3), it answered with a declared error (its own status), anything else (1).
 package struct VarlinkClient: Sendable {
-    /// The largest reply accepted, as the daemon's own limit (16 MiB).
+    /// The largest reply accepted: 16 MiB.
+    ///
+    /// This is settingsctl's own bound, not the daemon's: the daemon's `max-message-size` (1 MiB by default)
+    /// limits the calls it reads, not its replies, and a `show` of a large module can be bigger than that. The
+    /// bound keeps settingsctl's memory in check when a peer sends and sends without ending its message.
     package static let replyLimit = 16 << 20
 
     /// The socket to connect to.
     package var location: SocketLocator.Location
-    /// How long to wait for the connection, the write and the reply.
+    /// How long the whole call may take: connecting, writing the call and reading the whole reply.
     package var timeoutSeconds: Int
 
     package init(location: SocketLocator.Location, timeoutSeconds: Int = 30) {
@@ -33,8 +37,13 @@ package struct VarlinkClient: Sendable {
         let reply: [UInt8]
         do {
             let connection = try UnixSocketConnection(path: self.location.path, timeoutSeconds: self.timeoutSeconds)
-            try connection.send(bytes)
-            reply = try connection.receive(until: 0, limit: Self.replyLimit)
+            let exchanged = Result { () throws(UnixSocketConnection.Failure) -> [UInt8] in
+                try connection.send(bytes)
+                return try connection.receive(until: 0, limit: Self.replyLimit)
+            }
+            // Closed explicitly: a noncopyable value's deinit is not run on every path that throws.
+            connection.close()
+            reply = try exchanged.get()
         } catch {
             throw self.failure(for: error)
         }

@@ -1,0 +1,1 @@
+../../../../Sources/ViperSync/Etcd/EtcdBase64.swift

@@ -1,0 +1,1 @@
+../../../../Sources/ViperSync/HTTP/HTTPSyncError.swift

@@ -1,0 +1,94 @@
+import SettingsAPI
+import Testing
+
+@Suite("JSON parser edge cases")
+struct JSONParserTests {
+    static func nested(_ depth: Int) -> String {
+        String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    }
+
+    static func nestedObjects(_ depth: Int) -> String {
+        String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+    }
+
+    @Test("accepts arrays and objects nested exactly 128 deep")
+    func depthAtLimit() throws {
+        #expect(JSONValue.maximumDepth == 128)
+        var value = try JSONValue(parsing: Self.nested(128))
+        var depth = 0
+        while case .array(let elements) = value {
+            depth += 1
+            value = elements.first ?? .null
+        }
+        #expect(depth == 128)
+        #expect(try JSONValue(parsing: Self.nestedObjects(128)) != .null)
+    }
+
+    @Test("rejects nesting 129 deep, naming the limit and where")
+    func depthPastLimit() {
+        for text in [Self.nested(129), Self.nestedObjects(129)] {
+            let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+            #expect(error?.reason == "nesting deeper than 128")
+            #expect(error?.line == 1)
+        }
+    }
+
+    @Test(
+        "rejects an object with a key twice, naming the key",
+        arguments: [
+            (#"{"method": "a.B", "method": "a.C"}"#, "method", 19),
+            (#"{"x": {"k": 1, "k": 1}}"#, "k", 16),
+            (#"{"\u0061": 1, "a": 2}"#, "a", 15),
+        ]
+    )
+    func duplicateKeys(text: String, key: String, column: Int) {
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+        #expect(error?.reason == "duplicate key \"\(key)\" in an object")
+        #expect(error?.line == 1)
+        #expect(error?.column == column)
+    }
+
+    @Test("keys that differ only in case or in later members are distinct")
+    func distinctKeys() throws {
+        #expect(try JSONValue(parsing: #"{"a": 1, "A": 2, "b": {"a": 3}}"#) == ["a": 1, "A": 2, "b": ["a": 3]])
+    }
+
+    @Test(
+        "rejects a lone UTF-16 surrogate in a \\u escape",
+        arguments: [#""\ud800""#, #""\udc00""#, #""x\ud83dy""#, #""\ud83d\u0041""#, #""\ude00\ud83d""#]
+    )
+    func loneSurrogates(text: String) {
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+        #expect(error?.reason == "unpaired UTF-16 surrogate in \\u escape")
+    }
+
+    @Test("a surrogate pair is one character")
+    func surrogatePair() throws {
+        #expect(try JSONValue(parsing: #""\ud83d\ude00""#) == "😀")
+    }
+
+    @Test(
+        "rejects numbers too large for a finite double",
+        arguments: ["1e400", "-1e400", "[1.5e309]", "1" + String(repeating: "0", count: 400)]
+    )
+    func hugeNumbers(text: String) {
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+        #expect(error?.reason.hasPrefix("number out of range") == true)
+    }
+
+    @Test("a number too small for a double is zero")
+    func tinyNumbers() throws {
+        #expect(try JSONValue(parsing: "1e-400") == .double(0))
+    }
+
+    @Test("integers past Int64 become doubles; Int64's own bounds stay integers")
+    func integersPastInt64() throws {
+        #expect(try JSONValue(parsing: "9223372036854775807") == .int(.max))
+        #expect(try JSONValue(parsing: "-9223372036854775808") == .int(.min))
+        #expect(try JSONValue(parsing: "9223372036854775808") == .double(9_223_372_036_854_775_808))
+        #expect(try JSONValue(parsing: "-9223372036854775809") == .double(-9_223_372_036_854_775_808.0))
+        #expect(try JSONValue(parsing: "123456789012345678901234567890") == .double(1.2345678901234568e29))
+        #expect(try JSONValue(parsing: "9223372036854775808")["x"] == nil)
+        #expect(try JSONValue(parsing: "9223372036854775808").intValue == nil)
+    }
+}

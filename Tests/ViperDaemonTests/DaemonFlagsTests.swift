@@ -1,0 +1,110 @@
+import Glibc
+import Logging
+import Testing
+
+@testable import ViperDaemon
+
+@Suite("Flags over the configuration file over the defaults")
+struct DaemonFlagsTests {
+    /// Writes `text` as viper-settingsd.conf in a new temporary directory and returns the file's path.
+    static func configurationFile(_ text: String) throws -> String {
+        var template = Array("/tmp/viper-daemon-test-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        try #require(created != nil)
+        let directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let path = directory + "/viper-settingsd.conf"
+        let file = try #require(fopen(path, "w"))
+        fputs(text, file)
+        fclose(file)
+        return path
+    }
+
+    static let environment = ["HOME": "/home/u", "XDG_RUNTIME_DIR": "/run/user/1000"]
+
+    static let fullFile = """
+        modules-dir = /file/modules
+        state-dir = /file/state
+        socket = /file/socket
+        log-level = warning
+        remote = https://file.example/doc.json
+        max-message-size = 4096
+        remote-poll-interval = 5
+        """
+
+    @Test("every value of the file is used when no flag is given")
+    func fileOnly() throws {
+        let path = try Self.configurationFile(Self.fullFile)
+        let configuration = try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        #expect(configuration.modulesDirectory == "/file/modules")
+        #expect(configuration.stateDirectory == "/file/state")
+        #expect(configuration.socketPath == "/file/socket")
+        #expect(configuration.logLevel == .warning)
+        #expect(configuration.remote == "https://file.example/doc.json")
+        #expect(configuration.maximumMessageSize == 4096)
+        #expect(configuration.remotePollInterval == .seconds(5))
+    }
+
+    @Test("each flag wins over the file")
+    func flagsWin() throws {
+        let path = try Self.configurationFile(Self.fullFile)
+        let flags = DaemonFlags(
+            config: path,
+            socket: "/flag/socket",
+            stateDirectory: "/flag/state",
+            modulesDirectory: "/flag/modules",
+            logLevel: "debug",
+            remote: "etcd://127.0.0.1:2379/viper"
+        )
+        let configuration = try flags.resolve(environment: Self.environment, uid: 1000)
+        #expect(configuration.modulesDirectory == "/flag/modules")
+        #expect(configuration.stateDirectory == "/flag/state")
+        #expect(configuration.socketPath == "/flag/socket")
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.remote == "etcd://127.0.0.1:2379/viper")
+        #expect(configuration.maximumMessageSize == 4096)
+    }
+
+    @Test("--remote off turns off a remote the file sets")
+    func remoteOff() throws {
+        let path = try Self.configurationFile(Self.fullFile)
+        let configuration = try DaemonFlags(config: path, remote: "off").resolve(environment: Self.environment, uid: 0)
+        #expect(configuration.remote == nil)
+    }
+
+    @Test("without flags or file the defaults follow the environment")
+    func defaults() throws {
+        let path = try Self.configurationFile("# nothing set\n")
+        let configuration = try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        #expect(configuration.modulesDirectory == "/etc/viper-settings/modules")
+        #expect(configuration.stateDirectory == "/home/u/.local/state/viper-settings")
+        #expect(configuration.socketPath == "/run/user/1000/viper-settings/io.viper.settings")
+        #expect(configuration.logLevel == .info)
+        #expect(configuration.remote == nil)
+        #expect(configuration.maximumMessageSize == 1 << 20)
+    }
+
+    @Test("relative paths in the file are taken relative to the file's directory")
+    func relativePaths() throws {
+        let path = try Self.configurationFile("modules-dir = modules # beside the file\n")
+        let configuration = try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        #expect(configuration.modulesDirectory == directory + "/modules")
+    }
+
+    @Test(
+        "out-of-range numbers are errors naming the key, never a crash",
+        arguments: [
+            "remote-poll-interval = inf", "remote-poll-interval = 1e300", "remote-poll-interval = nan",
+            "remote-poll-interval = 0.5", "max-message-size = 10", "max-connections-per-uid = 0",
+        ]
+    )
+    func outOfRange(line: String) throws {
+        let path = try Self.configurationFile(line + "\n")
+        let key = String(line.prefix { $0 != " " })
+        #expect {
+            try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        } throws: { error in
+            "\(error)".contains(key) && "\(error)".contains(path)
+        }
+    }
+}
