@@ -8,4 +8,4 @@ scripts/setup.sh
 swift build --build-tests
 swift test --skip-build --parallel --num-workers 2
 VIPER_BIN_DIR="$(swift build --show-bin-path)" .venv/bin/pytest -q Tests/interop
-scripts/fuzz.sh "${VIPER_FUZZ_SECONDS:-45}"
+scripts/fuzz.sh "${VIPER_FUZZ_SECONDS:-20}"

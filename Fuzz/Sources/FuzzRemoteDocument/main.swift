@@ -1,4 +1,4 @@
-// The HTTP source's document: any bytes either parse into a RemoteSnapshot or fail with an HTTPSyncError.
+// The HTTP source's document: any bytes either parse into a RemoteSnapshot or fail with a RemoteSyncError.
 import Glibc
 
 @_cdecl("LLVMFuzzerTestOneInput")

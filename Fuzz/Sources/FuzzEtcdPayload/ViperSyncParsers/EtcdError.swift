@@ -1,1 +1,0 @@
-../../../../Sources/ViperSync/Etcd/EtcdError.swift

@@ -1,1 +1,0 @@
-../../../../Sources/ViperSync/HTTP/HTTPSyncError.swift
