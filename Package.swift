@@ -147,6 +147,8 @@ let package = Package(
             dependencies: ["ViperSettings", "SettingsAPI"],
             swiftSettings: strict
         ),
+        // Helpers every test target may use: temporary directories, a NOTIFY_SOCKET stand-in, the environment.
+        .target(name: "ViperTestSupport", path: "Tests/ViperTestSupport", swiftSettings: strict),
         .testTarget(name: "SettingsAPITests", dependencies: ["SettingsAPI"], swiftSettings: strict),
         .testTarget(
             name: "ViperSettingsTests",
@@ -160,12 +162,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ViperIPCTests",
-            dependencies: ["ViperIPC", "ViperSettings", "SettingsAPI"],
+            dependencies: ["ViperIPC", "ViperSettings", "SettingsAPI", "ViperTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ViperSystemdTests",
             dependencies: [
+                "ViperTestSupport",
                 "ViperSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -196,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SettingsAPI", "ViperSettingsTesting"],
+            dependencies: ["SettingsAPI", "ViperSettingsTesting", "ViperTestSupport"],
             swiftSettings: strict
         ),
     ]

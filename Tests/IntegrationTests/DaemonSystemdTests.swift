@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SettingsAPI
 import Testing
+import ViperTestSupport
 
 /// The daemon's systemd protocol without systemd as PID 1: sd_notify to a socket of the test's. (Socket activation
 /// through `systemd-socket-activate` is tested in Tests/interop/test_systemd.py.)

@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import Testing
 import ViperIPC
+import ViperTestSupport
 
 /// A running ``VarlinkServer`` with the test interface, on a socket in a temporary directory.
 struct TestServer: Sendable {

@@ -5,6 +5,7 @@ import ServiceLifecycle
 import SettingsAPI
 import Testing
 import ViperIPC
+import ViperTestSupport
 
 @Suite("Varlink server lifecycle", .timeLimit(.minutes(1)))
 struct VarlinkLifecycleTests {

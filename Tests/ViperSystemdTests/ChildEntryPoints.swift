@@ -5,6 +5,7 @@ import ViperSystemd
 
 #if canImport(Glibc)
 import Glibc
+import ViperTestSupport
 #endif
 
 /// Tests that run only in a child process a test starts from this test binary, to do what the test process

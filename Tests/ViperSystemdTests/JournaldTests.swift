@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import ViperTestSupport
 #endif
 
 /// `JournalLogHandler` against a real journald: a child process of this test binary, in a private mount

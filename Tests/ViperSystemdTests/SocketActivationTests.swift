@@ -4,6 +4,7 @@ import ViperSystemd
 
 #if canImport(Glibc)
 import Glibc
+import ViperTestSupport
 #endif
 
 extension ProcessEnvironmentTests {

@@ -3,6 +3,7 @@ import ViperSystemd
 
 #if canImport(Glibc)
 import Glibc
+import ViperTestSupport
 #endif
 
 extension ProcessEnvironmentTests {

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import ViperTestSupport
 #endif
 
 /// Unix stream sockets for the socket activation tests; the caller closes the descriptors.

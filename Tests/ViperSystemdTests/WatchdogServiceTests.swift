@@ -2,6 +2,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 import ViperSystemd
+import ViperTestSupport
 
 extension ProcessEnvironmentTests {
     @Suite("WatchdogService", .timeLimit(.minutes(1)))

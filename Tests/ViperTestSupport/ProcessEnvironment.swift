@@ -1,14 +1,12 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Changes the process environment for the duration of a test, then restores it.
 ///
 /// The environment is shared by the whole test process: only tests in ``ProcessEnvironmentTests``, which run
 /// one at a time, use this.
-enum ProcessEnvironment {
+public enum ProcessEnvironment {
     /// Runs `body` with the variables in `changes` set (or unset, for `nil` values), then restores them.
-    static func with<T>(
+    public static func with<T>(
         _ changes: [String: String?],
         _ body: () async throws -> T
     ) async rethrows -> T {
@@ -26,7 +24,7 @@ enum ProcessEnvironment {
     }
 
     /// The variable's value, `nil` when unset.
-    static func value(_ name: String) -> String? {
+    public static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 

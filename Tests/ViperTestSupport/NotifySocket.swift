@@ -1,23 +1,20 @@
 import Dispatch
-import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+public import Foundation
+public import Glibc
 
 /// A datagram socket standing in for systemd's notification socket (`NOTIFY_SOCKET`).
 ///
 /// It receives the sender's credentials (`SO_PASSCRED`) and keeps only the messages sent by `sender`, so that
 /// programs other test suites start meanwhile, which inherit the environment, cannot add to what a test reads.
-final class NotifySocket: Sendable {
+public final class NotifySocket: Sendable {
     /// The socket's path, the value for `NOTIFY_SOCKET`.
-    let path: String
+    public let path: String
     private let descriptor: Int32
     private let sender: pid_t?
     private let queue = DispatchQueue(label: "NotifySocket.receive")
 
     /// Binds a socket at `path` (a fresh one in /tmp by default) that keeps messages from `sender` (`nil`: any).
-    init(path: String? = nil, sender: pid_t? = getpid()) throws {
+    public init(path: String? = nil, sender: pid_t? = getpid()) throws {
         self.path = path ?? "/tmp/viper-notify-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).sock"
         self.sender = sender
         self.descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -50,7 +47,7 @@ final class NotifySocket: Sendable {
     }
 
     /// The messages already queued, oldest first, without waiting.
-    func drain() -> [String] {
+    public func drain() -> [String] {
         var messages: [String] = []
         while let message = self.receive(flags: Int32(MSG_DONTWAIT)) {
             messages.append(message)
@@ -59,7 +56,7 @@ final class NotifySocket: Sendable {
     }
 
     /// The next message, waiting at most `timeout` for it (a blocking receive off the cooperative thread pool).
-    func next(timeout: Duration) async -> String? {
+    public func next(timeout: Duration) async -> String? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         return await withCheckedContinuation { continuation in
             self.queue.async {
@@ -83,6 +80,35 @@ final class NotifySocket: Sendable {
                 }
             }
         }
+    }
+
+    /// A socket in `directory` that keeps messages from any process: for a daemon the test starts.
+    public convenience init(directory: URL) throws {
+        try self.init(path: directory.appendingPathComponent("notify.sock").path, sender: nil)
+    }
+
+    /// The next message, or `nil` when none arrives within `timeout` seconds; blocks the calling thread.
+    public func receive(timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(min(left, 3600) * 1000)) == 1 else { continue }
+            if let message = self.receive(flags: Int32(MSG_DONTWAIT)) { return message }
+        }
+    }
+
+    /// Waits for a message containing `assignment` (e.g. `READY=1`), returning every message seen until then, or
+    /// `nil` when none came within `timeout` seconds; blocks the calling thread.
+    public func wait(for assignment: String, timeout: Double = 60) -> [String]? {
+        var seen: [String] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while let message = self.receive(timeout: deadline.timeIntervalSinceNow) {
+            seen.append(message)
+            if message.split(separator: "\n").contains(Substring(assignment)) { return seen }
+        }
+        return nil
     }
 
     /// One message from the sender, or `nil` when none is there (or the receive timed out).
