@@ -89,6 +89,33 @@ struct SettingsctlEndToEndTests {
         #expect(offline.stop() == 0)
     }
 
+    @Test("empty values are visible and lists that commas cannot show come back as JSON that set reads")
+    func emptyAndAmbiguousValues() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        // network.dns.servers defaults to an empty list; network.proxy.host to an empty string.
+        #expect(daemon.ctl(["get", "network.dns.servers"]).stdout == "[]\n")
+        #expect(daemon.ctl(["get", "network.proxy.host"]).stdout == "\n", "a string prints as it is")
+        let show = daemon.ctl(["show", "network"]).stdout
+        let host = show.split(separator: "\n").first { $0.contains("network.proxy.host") } ?? ""
+        #expect(host.contains("\"\""), "\(show)")
+
+        let key = "network.proxy.ignore-hosts"
+        #expect(daemon.ctl(["set", key, #"["a,b", "", "c"]"#]).status == 0)
+        let printed = daemon.ctl(["get", key]).stdout
+        #expect(printed == #"["a,b","","c"]"# + "\n", "\(printed)")
+        let back = daemon.ctl(["set", key, String(printed.dropLast())])
+        #expect(back.status == 0 && back.stdout.contains("unchanged"), "get's output sets the same value: \(back)")
+        #expect(daemon.ctl(["set", key, "a, b"]).status == 0)
+        #expect(daemon.ctl(["get", key]).stdout == "a, b\n")
+
+        let empty = daemon.ctl(["set", key, "a,,b"])
+        #expect(empty.status == 5, "\(empty)")
+        #expect(empty.stderr.contains("word 2 of the list is empty"), "\(empty)")
+        #expect(daemon.ctl(["get", key]).stdout == "a, b\n", "the refused value changed nothing")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("get, set, explain, reset, and values survive a restart")
     func userJourney() throws {
         let daemon = try DaemonHarness()

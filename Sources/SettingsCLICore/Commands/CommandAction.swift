@@ -30,7 +30,11 @@ package enum CommandAction: Sendable, Hashable {
             let reply = try client.call(.get, parameters)
             // The hot path of shell loops: the text is the item's display alone, read without the generic decoder
             // (its metadata costs a third of a `get`, measured with callgrind); any other reply is decoded in full.
-            if !json, let display = reply["item"]?["display"]?.stringValue { return display }
+            if !json, let item = reply["item"] {
+                // A string prints as it is (an empty one as an empty line); other types as their display.
+                if item["type"]?.stringValue == "string", let text = item["value"]?.stringValue { return text }
+                if let display = item["display"]?.stringValue { return display }
+            }
             let model = try Self.decode(reply, of: .get, as: ValueViewModel.self)
             return try Self.present(json, model) { ValueRenderer.render(model) }
         case .set(let key, let value):

@@ -61,9 +61,14 @@ extension SettingType {
                 return try self.value(fromJSON: json)
             }
             if trimmed.isEmpty { return try self.checked(.strings([])) }
-            return try self.checked(
-                .strings(trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces })
-            )
+            let words = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+            if let empty = words.firstIndex(where: \.isEmpty) {
+                throw ValueRejection(
+                    "word \(empty + 1) of the list is empty; write an empty string, or one with a comma, as a JSON array"
+                        + " (e.g. [\"a\", \"\"])"
+                )
+            }
+            return try self.checked(.strings(words))
         }
     }
 

@@ -3,14 +3,22 @@ public import SettingsAPI
 /// The words the Settings Presenter puts on entities and failures: values as people read them, constraints,
 /// where a layer's value comes from, and the reasons of the declared errors.
 public enum SettingsFormatter {
-    /// The value as people read it: `3128`, `true`, `1.25`, `manual`, `stable, beta`.
+    /// The value as people read it, never blank: `3128`, `true`, `1.25`, `manual`, `stable, beta`; an empty string
+    /// is `""`, an empty list `[]`, and a list that words separated by commas cannot show (an empty element, a
+    /// comma or spaces at the ends of an element) is its JSON array, `["a,b", ""]`: what `set` reads back.
     public static func display(_ value: SettingValue) -> String {
         switch value {
-        case .bool(let value): value ? "true" : "false"
-        case .int(let value): String(value)
-        case .double(let value): value.description
-        case .string(let value): value
-        case .strings(let values): values.joined(separator: ", ")
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .double(let value): return value.description
+        case .string(let value): return value.isEmpty ? "\"\"" : value
+        case .strings(let values):
+            if values.isEmpty { return "[]" }
+            let plain = values.allSatisfy { element in
+                !element.isEmpty && !element.contains(",") && element.first?.isWhitespace != true
+                    && element.last?.isWhitespace != true && !(element.first == "[")
+            }
+            return plain ? values.joined(separator: ", ") : value.json.serialized()
         }
     }
 
