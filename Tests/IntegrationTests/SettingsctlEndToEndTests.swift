@@ -116,6 +116,23 @@ struct SettingsctlEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("an item carries its limits as data: range, choices, pattern and lengths; a bool has none")
+    func structuredLimits() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        func limits(_ key: String) throws -> JSONValue? {
+            try JSONValue(parsing: daemon.ctl(["--json", "get", key]).stdout)["item"]?["limits"]
+        }
+        let port = try limits("network.proxy.port")
+        #expect(port?["minimum"] == 1 && port?["maximum"] == 65535, "\(String(describing: port))")
+        #expect(try limits("network.proxy.mode")?["choices"] == ["none", "manual", "auto"])
+        let host = try limits("network.proxy.host")
+        #expect(host?["maxLength"] == 253 && host?["pattern"]?.stringValue != nil, "\(String(describing: host))")
+        #expect(host?["maxSize"] == 65536, "the daemon's max-value-size")
+        #expect(try limits("network.dns.cache") == nil)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("get, set, explain, reset, and values survive a restart")
     func userJourney() throws {
         let daemon = try DaemonHarness()

@@ -17,11 +17,13 @@ public struct ItemViewModel: Sendable, Hashable, Codable {
     public var defaultDisplay: String
     /// What values are allowed, in words.
     public var constraint: String?
+    /// What values are allowed, as data; `nil` for a `bool`.
+    public var limits: LimitsViewModel?
 
     private enum CodingKeys: String, CodingKey {
         case key, id, title, summary, type, value, display, layer, modified, locked
         case defaultValue = "default"
-        case defaultDisplay, constraint
+        case defaultDisplay, constraint, limits
     }
 
     public init(
@@ -37,7 +39,8 @@ public struct ItemViewModel: Sendable, Hashable, Codable {
         locked: Bool,
         defaultValue: JSONValue,
         defaultDisplay: String,
-        constraint: String?
+        constraint: String?,
+        limits: LimitsViewModel? = nil
     ) {
         self.key = key
         self.id = id
@@ -52,5 +55,6 @@ public struct ItemViewModel: Sendable, Hashable, Codable {
         self.defaultValue = defaultValue
         self.defaultDisplay = defaultDisplay
         self.constraint = constraint
+        self.limits = limits
     }
 }

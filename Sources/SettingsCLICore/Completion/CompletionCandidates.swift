@@ -6,7 +6,7 @@ import SettingsAPI
 /// Completion runs while a user waits at a prompt, so it is quick and silent: every call has a short timeout, and
 /// when the daemon is not running, slow, or answers with an error, there are simply no candidates.
 /// It reads only what `ListModules` (`modules[].name`) and `ShowModule` (`sections[].items[]`: `key`, `type`,
-/// `constraint`) reply today.
+/// `limits.choices`, or the prose `constraint` of an older daemon) reply.
 package struct CompletionCandidates: Sendable {
     /// How long completion waits for the daemon, per call, in seconds.
     package static let timeoutSeconds = 1
@@ -92,7 +92,12 @@ package struct CompletionCandidates: Sendable {
         let values: [String]
         switch item["type"]?.stringValue {
         case "bool": values = ["true", "false"]
-        case "string": values = Self.choices(constraint: item["constraint"]?.stringValue) ?? []
+        case "string":
+            if let choices = item["limits"]?["choices"]?.arrayValue {
+                values = choices.compactMap(\.stringValue)
+            } else {
+                values = Self.choices(constraint: item["constraint"]?.stringValue) ?? []
+            }
         default: values = []
         }
         return values.filter { $0.hasPrefix(prefix) }

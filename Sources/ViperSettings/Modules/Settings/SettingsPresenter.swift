@@ -124,8 +124,29 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
             locked: setting.isLocked,
             defaultValue: setting.item.defaultValue.json,
             defaultDisplay: SettingsFormatter.display(setting.item.defaultValue),
-            constraint: SettingsFormatter.constraint(setting.item.type)
+            constraint: SettingsFormatter.constraint(setting.item.type),
+            limits: Self.limits(of: setting.item.type)
         )
     }
 
+    /// The limits of `type` as data, for scripts; `nil` for a `bool`.
+    static func limits(of type: SettingType) -> LimitsViewModel? {
+        switch type {
+        case .bool: return nil
+        case .int(let range):
+            return LimitsViewModel(
+                minimum: range.map { .int($0.lowerBound) },
+                maximum: range.map { .int($0.upperBound) }
+            )
+        case .double(let range):
+            return LimitsViewModel(
+                minimum: range.map { .double($0.lowerBound) },
+                maximum: range.map { .double($0.upperBound) }
+            )
+        case .string(let choices, let pattern, let maxLength, let maxSize):
+            return LimitsViewModel(choices: choices, pattern: pattern, maxLength: maxLength, maxSize: maxSize)
+        case .strings(let maxItems, let maxLength, let maxSize):
+            return LimitsViewModel(maxLength: maxLength, maxItems: maxItems, maxSize: maxSize)
+        }
+    }
 }
