@@ -67,7 +67,8 @@ public struct Daemon: Sendable {
             repository: repository,
             accounts: accounts,
             logger: logger,
-            remoteRevision: { recorder.snapshot.revision }
+            remoteRevision: { recorder.snapshot.revision },
+            remoteRejections: { recorder.snapshot.rejected }
         )
         let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger).build(
             source: source,

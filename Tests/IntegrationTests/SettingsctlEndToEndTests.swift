@@ -133,6 +133,31 @@ struct SettingsctlEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("explain shows a fleet value the schema rejected, with the reason; the last good value stays")
+    func explainShowsRejectedFleetValue() throws {
+        let fleet = try FleetDocumentServer(
+            document: #"""
+                {"revision": "r7", "modules": {"network": {
+                  "recommended": {"proxy.mode": "auto"}, "mandatory": {"proxy.port": 99999}}}}
+                """#
+        )
+        let daemon = try DaemonHarness()
+        try daemon.start(extraArguments: ["--remote", fleet.url])
+        let deadline = Date().addingTimeInterval(60)
+        while daemon.ctl(["get", "network.proxy.mode"]).stdout != "auto\n" {
+            try #require(Date() < deadline, "the remote values did not arrive; log:\n\(daemon.log)")
+            usleep(50_000)
+        }
+        let explain = daemon.ctl(["explain", "network.proxy.port"])
+        #expect(explain.stdout.contains("fleet value rejected by the schema: must be within 1..65535"), "\(explain)")
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
+        let json = try JSONValue(parsing: daemon.ctl(["--json", "explain", "network.proxy.port"]).stdout)
+        #expect(json["rejected"]?.arrayValue?.count == 1, "\(json)")
+        let clean = try JSONValue(parsing: daemon.ctl(["--json", "explain", "network.proxy.mode"]).stdout)
+        #expect(clean["rejected"] == nil)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("get, set, explain, reset, and values survive a restart")
     func userJourney() throws {
         let daemon = try DaemonHarness()

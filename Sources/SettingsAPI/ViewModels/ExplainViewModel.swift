@@ -23,18 +23,23 @@ public struct ExplainViewModel: Sendable, Hashable, Codable {
     public var revision: Int64
     /// The revision of the remote source in force, when remote sync is on.
     public var remoteRevision: String?
+    /// Why the schema rejected the fleet's value of this key in the last remote update (`must be within 1..65535
+    /// (mandatory)`); the last known good value stays in force. Absent when none was rejected.
+    public var rejected: [String]?
 
     public init(
         item: ItemViewModel,
         layers: [LayerValueViewModel],
         winner: LayerName,
         revision: Int64,
-        remoteRevision: String? = nil
+        remoteRevision: String? = nil,
+        rejected: [String]? = nil
     ) {
         self.item = item
         self.layers = layers
         self.winner = winner
         self.revision = revision
         self.remoteRevision = remoteRevision
+        self.rejected = rejected
     }
 }

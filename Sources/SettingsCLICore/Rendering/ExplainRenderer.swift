@@ -51,6 +51,9 @@ package enum ExplainRenderer {
         }
         lines += table.render(rows)
         if let remote = model.remoteRevision { lines.append(style.faint("remote revision in force: \(remote)")) }
+        for reason in model.rejected ?? [] {
+            lines.append(style.apply(.warning, to: "fleet value rejected by the schema: \(reason)"))
+        }
         lines.append("")
         lines.append(
             style.faint("\(Self.winnerMarker) wins: \(item.key) is \(item.display) (\(model.winner.rawValue))")

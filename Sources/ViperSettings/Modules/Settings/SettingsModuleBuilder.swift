@@ -6,6 +6,7 @@ public struct SettingsModuleBuilder: Sendable {
     private let accounts: any AccountDirectory
     private let logger: Logger
     private let remoteRevision: @Sendable () -> String?
+    private let remoteRejections: @Sendable () -> [String]
 
     /// Creates a builder that gives every module the same repository, account directory, logger and view of the
     /// remote revision in force.
@@ -13,12 +14,14 @@ public struct SettingsModuleBuilder: Sendable {
         repository: any SettingsRepository,
         accounts: any AccountDirectory,
         logger: Logger,
-        remoteRevision: @escaping @Sendable () -> String? = { nil }
+        remoteRevision: @escaping @Sendable () -> String? = { nil },
+        remoteRejections: @escaping @Sendable () -> [String] = { [] }
     ) {
         self.repository = repository
         self.accounts = accounts
         self.logger = logger
         self.remoteRevision = remoteRevision
+        self.remoteRejections = remoteRejections
     }
 
     /// Builds the module described by `schema` and returns its Presenter.
@@ -32,7 +35,8 @@ public struct SettingsModuleBuilder: Sendable {
         return SettingsPresenter(
             interactor: interactor,
             dataManager: SettingsDataManager(),
-            remoteRevision: self.remoteRevision
+            remoteRevision: self.remoteRevision,
+            remoteRejections: self.remoteRejections
         )
     }
 }

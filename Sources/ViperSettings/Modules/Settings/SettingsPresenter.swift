@@ -6,16 +6,20 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
     private let interactor: any SettingsInteractorProtocol
     private let dataManager: any SettingsDataManagerProtocol
     private let remoteRevision: @Sendable () -> String?
+    private let remoteRejections: @Sendable () -> [String]
 
-    /// Creates the Presenter of one module; `remoteRevision` tells `explain` which remote revision is in force.
+    /// Creates the Presenter of one module; `remoteRevision` tells `explain` which remote revision is in force, and
+    /// `remoteRejections` which remote values the schemas rejected (`module.section.item: reason`).
     public init(
         interactor: any SettingsInteractorProtocol,
         dataManager: any SettingsDataManagerProtocol,
-        remoteRevision: @escaping @Sendable () -> String? = { nil }
+        remoteRevision: @escaping @Sendable () -> String? = { nil },
+        remoteRejections: @escaping @Sendable () -> [String] = { [] }
     ) {
         self.interactor = interactor
         self.dataManager = dataManager
         self.remoteRevision = remoteRevision
+        self.remoteRejections = remoteRejections
     }
 
     public var moduleName: String { self.interactor.schema.name }
@@ -103,7 +107,8 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                     layers: layers,
                     winner: setting.winner,
                     revision: revision,
-                    remoteRevision: self.remoteRevision()
+                    remoteRevision: self.remoteRevision(),
+                    rejected: Self.rejections(of: setting.key.description, in: self.remoteRejections())
                 )
             )
         }
@@ -148,5 +153,13 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         case .strings(let maxItems, let maxLength, let maxSize):
             return LimitsViewModel(maxLength: maxLength, maxItems: maxItems, maxSize: maxSize)
         }
+    }
+
+    /// The reasons the schemas rejected remote values of `key`, from entries `module.section.item: reason`; `nil`
+    /// when none was.
+    static func rejections(of key: String, in entries: [String]) -> [String]? {
+        let prefix = key + ": "
+        let reasons = entries.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        return reasons.isEmpty ? nil : reasons
     }
 }
