@@ -155,6 +155,28 @@ struct SettingsctlEndToEndTests {
         #expect(json["rejected"]?.arrayValue?.count == 1, "\(json)")
         let clean = try JSONValue(parsing: daemon.ctl(["--json", "explain", "network.proxy.mode"]).stdout)
         #expect(clean["rejected"] == nil)
+        let status = try JSONValue(parsing: daemon.ctl(["--json", "status"]).stdout)
+        #expect(status["sync"]?["recommendedInForce"] == 1, "\(status)")
+        #expect(status["sync"]?["mandatoryInForce"] == 0, "the rejected value is not in force: \(status)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("status says so when the source is ok but names no key of a module served")
+    func statusShowsNoValuesInForce() throws {
+        let fleet = try FleetDocumentServer(
+            document: #"{"revision": "r1", "modules": {"nosuch": {"recommended": {"a.b": 1}}}}"#
+        )
+        let daemon = try DaemonHarness()
+        try daemon.start(extraArguments: ["--remote", fleet.url])
+        let deadline = Date().addingTimeInterval(60)
+        var status = daemon.ctl(["status"])
+        while !status.stdout.contains("state:        ok") {
+            try #require(Date() < deadline, "sync did not succeed: \(status)\nlog:\n\(daemon.log)")
+            usleep(50_000)
+            status = daemon.ctl(["status"])
+        }
+        #expect(status.stdout.contains("0 recommended, 0 mandatory"), "\(status)")
+        #expect(status.stdout.contains("the source names no key of a module served"), "\(status)")
         #expect(daemon.stop() == 0)
     }
 

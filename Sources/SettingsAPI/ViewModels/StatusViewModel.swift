@@ -9,6 +9,10 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
     public var lastError: String?
     public var nextAttempt: Double?
     public var rejected: [String]
+    /// Remote values in force in the recommended layer, over every module.
+    public var recommendedInForce: Int
+    /// Remote values in force in the mandatory layer, over every module.
+    public var mandatoryInForce: Int
 
     public init(
         state: String,
@@ -18,7 +22,9 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
         revision: String? = nil,
         lastError: String? = nil,
         nextAttempt: Double? = nil,
-        rejected: [String] = []
+        rejected: [String] = [],
+        recommendedInForce: Int = 0,
+        mandatoryInForce: Int = 0
     ) {
         self.state = state
         self.source = source
@@ -28,6 +34,8 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
         self.lastError = lastError
         self.nextAttempt = nextAttempt
         self.rejected = rejected
+        self.recommendedInForce = recommendedInForce
+        self.mandatoryInForce = mandatoryInForce
     }
 }
 

@@ -8,6 +8,7 @@ package import SettingsAPI
 ///   source:      etcd://127.0.0.1:2379/viper
 ///   revision:    42
 ///   last success: 3 s ago
+///   in force:    3 recommended, 1 mandatory
 /// ```
 package enum StatusRenderer {
     /// The text of `status`.
@@ -39,6 +40,11 @@ package enum StatusRenderer {
         if let next = sync.nextAttempt {
             rows.append(("next attempt", next <= now ? "now" : "in \(Self.duration(next - now))"))
         }
+        var inForce = "\(sync.recommendedInForce) recommended, \(sync.mandatoryInForce) mandatory"
+        if sync.state == "ok" && sync.recommendedInForce == 0 && sync.mandatoryInForce == 0 {
+            inForce += " (the source names no key of a module served: check its URL or key prefix)"
+        }
+        rows.append(("in force", inForce))
         if !sync.rejected.isEmpty { rows.append(("rejected", "\(sync.rejected.count) remote value(s)")) }
         let width = rows.map(\.0.count).max() ?? 0
         var lines = ["remote sync:"]

@@ -43,6 +43,14 @@ public final class SyncStatusRecorder: Sendable {
         self.state.withLock { $0.nextAttempt = nextAttempt }
     }
 
+    /// Records how many remote values are in force, per layer, over every module served.
+    public func inForce(recommended: Int, mandatory: Int) {
+        self.state.withLock {
+            $0.recommendedInForce = recommended
+            $0.mandatoryInForce = mandatory
+        }
+    }
+
     /// Records which remote values the schemas rejected in the snapshot just applied.
     public func rejected(_ entries: [String]) {
         self.state.withLock { $0.rejected = entries }

@@ -29,6 +29,10 @@ public struct SyncStatus: Sendable, Hashable {
     public var nextAttempt: Double?
     /// Remote values rejected by the schemas in the last applied snapshot, as `module.section.item: reason`.
     public var rejected: [String]
+    /// How many remote values are in force in the recommended layer, over every module served.
+    public var recommendedInForce: Int = 0
+    /// How many remote values are in force in the mandatory layer, over every module served.
+    public var mandatoryInForce: Int = 0
 
     public init(
         state: SyncState,

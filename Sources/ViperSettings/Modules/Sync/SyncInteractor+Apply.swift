@@ -30,6 +30,7 @@ extension SyncInteractor {
             self.logger.warning("remote value rejected: \(entry)", metadata: ["revision": "\(snapshot.revision)"])
         }
         self.recorder.rejected(rejected)
+        await self.countValuesInForce()
     }
 
     private func apply(

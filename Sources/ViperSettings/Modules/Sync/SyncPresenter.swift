@@ -60,7 +60,9 @@ public struct SyncPresenter: SyncPresenterProtocol {
             revision: status.revision,
             lastError: status.lastError,
             nextAttempt: status.nextAttempt,
-            rejected: status.rejected
+            rejected: status.rejected,
+            recommendedInForce: status.recommendedInForce,
+            mandatoryInForce: status.mandatoryInForce
         )
     }
 }
