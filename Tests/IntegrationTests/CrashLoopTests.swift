@@ -78,7 +78,7 @@ struct CrashLoopTests {
         let modules = daemon.ctl(["--json", "modules"])
         let list = try JSONValue(parsing: modules.stdout)
         let entries = list.arrayValue ?? list["modules"]?.arrayValue ?? []
-        let crash = try #require(entries.first { $0["name"]?.stringValue == "crash" }, "\(modules)")
+        let crash = try #require(entries.first { $0["module"]?.stringValue == "crash" }, "\(modules)")
         let revision = try #require(crash["revision"]?.intValue)
         if let problem = ledger.check(revision: revision) { Issue.record("cycle \(cycle): \(problem)") }
     }

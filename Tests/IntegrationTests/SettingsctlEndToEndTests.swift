@@ -34,7 +34,7 @@ struct SettingsctlEndToEndTests {
         #expect(line.contains("3128") && line.contains("*"), "\(show)")
         #expect(show.contains("* set here or by the fleet (not the schema default)"), "\(show)")
         let modules = try JSONValue(parsing: daemon.ctl(["--json", "modules"]).stdout)
-        let network = modules["modules"]?.arrayValue?.first { $0["name"] == "network" }
+        let network = modules["modules"]?.arrayValue?.first { $0["module"] == "network" }
         #expect(network?["modified"] == 1, "\(modules)")
         #expect(daemon.stop() == 0)
     }

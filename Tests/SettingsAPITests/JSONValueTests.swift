@@ -93,7 +93,7 @@ struct JSONValueTests {
         #expect(throws: JSONDecodingError(field: "modules[0].keys", reason: "missing")) {
             try JSONValueDecoder().decode(
                 ModuleListViewModel.self,
-                from: ["modules": [["name": "a", "title": "A", "description": ""]]]
+                from: ["modules": [["module": "a", "title": "A", "description": ""]]]
             )
         }
     }

@@ -9,8 +9,8 @@ struct CompletionCandidatesTests {
     /// A `ListModules` reply with `network` and `display`.
     static let modulesReply = """
         {"parameters":{"modules":[\
-        {"name":"network","title":"Network","description":"","keys":4,"modified":0,"revision":1},\
-        {"name":"display","title":"Display","description":"","keys":2,"modified":0,"revision":1}]}}
+        {"module":"network","title":"Network","description":"","keys":4,"modified":0,"revision":1},\
+        {"module":"display","title":"Display","description":"","keys":2,"modified":0,"revision":1}]}}
         """
 
     /// A `ShowModule` reply for `network`, with a string with choices, a string, an int and a bool.

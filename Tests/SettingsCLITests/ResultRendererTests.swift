@@ -56,7 +56,7 @@ struct ResultRendererTests {
     func modules() {
         let model = ModuleListViewModel(modules: [
             ModuleSummaryViewModel(
-                name: "network",
+                module: "network",
                 title: "Network",
                 description: "",
                 keys: 9,
@@ -64,7 +64,7 @@ struct ResultRendererTests {
                 revision: 41
             ),
             ModuleSummaryViewModel(
-                name: "display",
+                module: "display",
                 title: "Display",
                 description: "",
                 keys: 12,

@@ -158,7 +158,7 @@ struct SettingsPresenterTests {
         #expect(
             summary
                 == ModuleSummaryViewModel(
-                    name: "network",
+                    module: "network",
                     title: "Network",
                     description: "Proxy",
                     keys: 5,

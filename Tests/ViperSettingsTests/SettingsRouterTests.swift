@@ -56,7 +56,7 @@ struct SettingsRouterTests {
             Issue.record("expected modules")
             return
         }
-        #expect(list.modules.map(\.name) == ["display", "network"])
+        #expect(list.modules.map(\.module) == ["display", "network"])
         #expect(list.modules.map(\.modified) == [0, 1])
     }
 

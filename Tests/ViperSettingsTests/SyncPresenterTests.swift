@@ -64,7 +64,7 @@ struct SyncPresenterTests {
             Issue.record("expected a sync result, got \(String(describing: view.last))")
             return
         }
-        #expect(model.changed == ["network.proxy.mode"] && model.sync.state == "failing")
+        #expect(model.changedKeys == ["network.proxy.mode"] && model.sync.state == "failing")
     }
 
     @Test("a failure of the Interactor reaches the View as the declared error, in words")

@@ -85,7 +85,7 @@ def test_broken_schemas_do_not_stop_the_other_modules(daemon_factory):
     bad_default["sections"][0]["items"][2]["default"] = 70000  # outside range 1..65535
     (modules / "badnet.json").write_text(json.dumps(bad_default))
     daemon = daemon_factory(extra_args=["--modules-dir", str(modules)])
-    names = sorted(module["name"] for module in daemon.call("io.viper.settings.ListModules")["parameters"]["modules"])
+    names = sorted(module["module"] for module in daemon.call("io.viper.settings.ListModules")["parameters"]["modules"])
     assert names == support.MODULE_NAMES
     log = daemon.log()
     assert "broken.json" in log, "the rejected schema file is not named in the log"

@@ -55,7 +55,7 @@ def test_value_survives_restart(daemon_factory):
         assert settings.Get(key="network.dns.cache")["item"]["value"] is False
         mode = settings.Get(key="network.proxy.mode")["item"]
         assert mode["value"] == "none" and mode["layer"] == "default"
-        modules = {module["name"]: module for module in settings.ListModules()["modules"]}
+        modules = {module["module"]: module for module in settings.ListModules()["modules"]}
         assert modules["network"]["modified"] == 2
         assert modules["locale"]["modified"] == 0
 

@@ -70,14 +70,14 @@ def test_interface_description_of_unknown_interface(daemon):
 
 def test_list_modules(settings):
     modules = settings.ListModules()["modules"]
-    assert sorted(module["name"] for module in modules) == support.MODULE_NAMES
+    assert sorted(module["module"] for module in modules) == support.MODULE_NAMES
     assert len(modules) == 5
     for module in modules:
         assert module["title"] and isinstance(module["description"], str)
         assert module["keys"] > 0
-        assert module["modified"] == 0, f"fresh state but {module['name']} has modified keys"
+        assert module["modified"] == 0, f"fresh state but {module['module']} has modified keys"
         assert isinstance(module["revision"], int)
-    network = next(module for module in modules if module["name"] == "network")
+    network = next(module for module in modules if module["module"] == "network")
     assert network["keys"] == 9
 
 
@@ -302,7 +302,7 @@ def test_reset_module(settings):
     assert keys["network.dns.cache"]["value"] is True
     assert settings.Get(key=KEY)["item"]["value"] == 3128
     assert settings.Get(key="updates.policy.automatic")["item"]["value"] is False, "reset of network touched updates"
-    modules = {module["name"]: module for module in settings.ListModules()["modules"]}
+    modules = {module["module"]: module for module in settings.ListModules()["modules"]}
     assert modules["network"]["modified"] == 0
     assert modules["updates"]["modified"] == 1
 
@@ -314,10 +314,10 @@ def test_reset_unknown(settings):
 
 
 def test_list_modules_counts_modified_and_revision(settings):
-    before = {module["name"]: module for module in settings.ListModules()["modules"]}
+    before = {module["module"]: module for module in settings.ListModules()["modules"]}
     settings.Set(key=KEY, value=8080)
     settings.Set(key="network.proxy.mode", value="manual")
-    after = {module["name"]: module for module in settings.ListModules()["modules"]}
+    after = {module["module"]: module for module in settings.ListModules()["modules"]}
     assert after["network"]["modified"] == 2
     assert after["network"]["revision"] == before["network"]["revision"] + 2
     assert after["display"]["revision"] == before["display"]["revision"]

@@ -110,7 +110,7 @@ def test_http_layers_locks_sync_and_status(daemon_factory, nginx):
     results = []
     wait_until(lambda: results.append(json.loads(ctl(daemon, "--json", "sync").stdout))
                or results[-1]["sync"]["revision"] == "r2", deadline=30, what="a sync that fetches r2")
-    assert set(results[-1]["changed"]) == {"network.proxy.mode", "network.proxy.port"}, results[-1]
+    assert set(results[-1]["changedKeys"]) == {"network.proxy.mode", "network.proxy.port"}, results[-1]
     assert ctl(daemon, "get", "network.proxy.port").stdout == "3128\n", "a key removed remotely loses that layer"
     assert ctl(daemon, "set", "network.proxy.port", "1").returncode == 0, "no longer locked"
 

@@ -122,7 +122,7 @@ def test_list_modules_parameters_absent_or_null(daemon, message):
         conn.send(frame(message))
         reply = conn.read_reply()
     assert "error" not in reply, reply
-    assert sorted(module["name"] for module in reply["parameters"]["modules"]) == support.MODULE_NAMES
+    assert sorted(module["module"] for module in reply["parameters"]["modules"]) == support.MODULE_NAMES
 
 
 def test_get_info_with_absent_parameters(daemon):

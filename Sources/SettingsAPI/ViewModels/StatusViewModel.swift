@@ -60,13 +60,13 @@ public struct StatusViewModel: Sendable, Hashable, Codable {
 /// The reply of `Sync`.
 public struct SyncResultViewModel: Sendable, Hashable, Codable {
     public var sync: SyncStatusViewModel
-    /// Keys whose effective value changed.
-    public var changed: [String]
+    /// Keys whose effective value changed (`changedKeys`: `changed` is a Boolean in the other replies).
+    public var changedKeys: [String]
     public var now: Double
 
-    public init(sync: SyncStatusViewModel, changed: [String], now: Double) {
+    public init(sync: SyncStatusViewModel, changedKeys: [String], now: Double) {
         self.sync = sync
-        self.changed = changed
+        self.changedKeys = changedKeys
         self.now = now
     }
 }

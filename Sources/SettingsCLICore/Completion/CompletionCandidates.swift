@@ -5,7 +5,7 @@ import SettingsAPI
 ///
 /// Completion runs while a user waits at a prompt, so it is quick and silent: every call has a short timeout, and
 /// when the daemon is not running, slow, or answers with an error, there are simply no candidates.
-/// It reads only what `ListModules` (`modules[].name`) and `ShowModule` (`sections[].items[]`: `key`, `type`,
+/// It reads only what `ListModules` (`modules[].module`) and `ShowModule` (`sections[].items[]`: `key`, `type`,
 /// `limits.choices`, or the prose `constraint` of an older daemon) reply.
 package struct CompletionCandidates: Sendable {
     /// How long completion waits for the daemon, per call, in seconds.
@@ -55,7 +55,7 @@ package struct CompletionCandidates: Sendable {
     /// The modules whose names begin with `prefix`.
     package func modules(prefix: String) -> [String] {
         guard let reply = try? self.client.call(.listModules, [:]) else { return [] }
-        let names = (reply["modules"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        let names = (reply["modules"]?.arrayValue ?? []).compactMap { $0["module"]?.stringValue }
         return names.filter { $0.hasPrefix(prefix) }
     }
 

@@ -14,7 +14,7 @@ package enum ModuleListRenderer {
         )
         let rows: [[TableFormatter.Cell]] = model.modules.map { module in
             [
-                TableFormatter.Cell(module.name, .strong), TableFormatter.Cell(module.title),
+                TableFormatter.Cell(module.module, .strong), TableFormatter.Cell(module.title),
                 TableFormatter.Cell(String(module.keys)),
                 TableFormatter.Cell(String(module.modified), module.modified > 0 ? .notice : .none),
                 TableFormatter.Cell(String(module.revision)),

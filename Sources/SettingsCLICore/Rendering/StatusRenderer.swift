@@ -21,11 +21,11 @@ package enum StatusRenderer {
     /// The text of `sync`: the keys that changed, then the status.
     package static func render(_ model: SyncResultViewModel, style: TextStyle = .plain) -> String {
         var lines: [String]
-        if model.changed.isEmpty {
+        if model.changedKeys.isEmpty {
             lines = ["no value changed"]
         } else {
-            lines = ["\(model.changed.count) value\(model.changed.count == 1 ? "" : "s") changed:"]
-            lines += model.changed.map { "  \($0)" }
+            lines = ["\(model.changedKeys.count) value\(model.changedKeys.count == 1 ? "" : "s") changed:"]
+            lines += model.changedKeys.map { "  \($0)" }
         }
         lines += Self.sync(model.sync, now: model.now)
         return lines.joined(separator: "\n")

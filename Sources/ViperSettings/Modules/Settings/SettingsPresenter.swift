@@ -36,7 +36,7 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         let schema = self.interactor.schema
         let resolved = try? await self.interactor.resolveAll()
         return ModuleSummaryViewModel(
-            name: schema.name,
+            module: schema.name,
             title: schema.title,
             description: schema.description,
             keys: schema.items.count,

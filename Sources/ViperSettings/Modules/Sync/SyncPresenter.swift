@@ -39,7 +39,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
                     .sync(
                         SyncResultViewModel(
                             sync: Self.viewModel(outcome.status),
-                            changed: outcome.changed,
+                            changedKeys: outcome.changed,
                             now: self.now()
                         )
                     )
