@@ -38,59 +38,34 @@ struct DaemonFlags: Sendable {
             }
             configuration.logLevel = level
         }
-        if let text = file?.values["max-message-size"] {
-            guard let value = Int(text), value >= 1024 else {
-                throw ConfigurationError("\(file!.path): max-message-size must be a number of bytes >= 1024")
+        if let file {
+            let year = 31_536_000.0
+            // Every number is bounded: a huge one, `inf` or `nan` would overflow when converted below.
+            if let value = try file.integer("max-message-size", in: 1024...(1 << 30), unit: "bytes") {
+                configuration.maximumMessageSize = value
             }
-            configuration.maximumMessageSize = value
-        }
-        if let text = file?.values["max-connections-per-uid"] {
-            guard let value = Int(text), value >= 1 else {
-                throw ConfigurationError("\(file!.path): max-connections-per-uid must be a number >= 1")
+            if let value = try file.integer("max-connections-per-uid", in: 1...1_000_000) {
+                configuration.maximumConnectionsPerUID = value
             }
-            configuration.maximumConnectionsPerUID = value
-        }
-        if let text = file?.values["max-connections"] {
-            guard let value = Int(text), value >= 1 else {
-                throw ConfigurationError("\(file!.path): max-connections must be a number >= 1")
+            if let value = try file.integer("max-connections", in: 1...1_000_000) {
+                configuration.maximumConnections = value
             }
-            configuration.maximumConnections = value
-        }
-        if let text = file?.values["idle-timeout"] {
-            guard let seconds = Double(text), seconds >= 0 else {
-                throw ConfigurationError("\(file!.path): idle-timeout must be a number of seconds >= 0 (0: no limit)")
+            if let value = try file.seconds("idle-timeout", in: 0...year, note: " (0: no limit)") {
+                configuration.idleTimeout = value == .zero ? nil : value
             }
-            configuration.idleTimeout = seconds == 0 ? nil : .milliseconds(Int64(seconds * 1000))
-        }
-        if let text = file?.values["remote-timeout"] {
-            guard let seconds = Double(text), seconds >= 1 else {
-                throw ConfigurationError("\(file!.path): remote-timeout must be a number of seconds >= 1")
+            if let value = try file.seconds("remote-timeout", in: 1...year) { configuration.remoteTimeout = value }
+            if let value = try file.seconds("sync-min-interval", in: 0...year) {
+                configuration.syncMinimumInterval = value
             }
-            configuration.remoteTimeout = .milliseconds(Int64(seconds * 1000))
-        }
-        if let text = file?.values["sync-min-interval"] {
-            guard let seconds = Double(text), seconds >= 0 else {
-                throw ConfigurationError("\(file!.path): sync-min-interval must be a number of seconds >= 0")
+            if let value = try file.integer("max-value-size", in: 1...(1 << 30), unit: "bytes") {
+                configuration.maximumValueSize = value
             }
-            configuration.syncMinimumInterval = .milliseconds(Int64(seconds * 1000))
-        }
-        if let text = file?.values["max-value-size"] {
-            guard let value = Int(text), value >= 1 else {
-                throw ConfigurationError("\(file!.path): max-value-size must be a number of bytes >= 1")
+            if let value = try file.seconds("remote-poll-interval", in: 1...year) {
+                configuration.remotePollInterval = value
             }
-            configuration.maximumValueSize = value
         }
         if let remote = self.remote ?? file?.values["remote"], !remote.isEmpty, remote != "off" {
             configuration.remote = remote
-        }
-        if let text = file?.values["remote-poll-interval"] {
-            // At most a year: larger numbers, `inf` and `nan` would overflow the milliseconds below.
-            guard let seconds = Double(text), seconds >= 1, seconds <= 31_536_000 else {
-                throw ConfigurationError(
-                    "\(file!.path): remote-poll-interval must be a number of seconds from 1 to 31536000 (a year)"
-                )
-            }
-            configuration.remotePollInterval = .milliseconds(Int64(seconds * 1000))
         }
         configuration.remoteTokenFile = file?.pathValue("remote-token-file")
         configuration.remoteCAFile = file?.pathValue("remote-ca-file")

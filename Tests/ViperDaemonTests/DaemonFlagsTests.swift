@@ -96,6 +96,8 @@ struct DaemonFlagsTests {
         arguments: [
             "remote-poll-interval = inf", "remote-poll-interval = 1e300", "remote-poll-interval = nan",
             "remote-poll-interval = 0.5", "max-message-size = 10", "max-connections-per-uid = 0",
+            "idle-timeout = 1e300", "idle-timeout = -1", "remote-timeout = inf", "sync-min-interval = nan",
+            "max-connections = 0", "max-value-size = 99999999999999999999", "max-connections-per-uid = many",
         ]
     )
     func outOfRange(line: String) throws {

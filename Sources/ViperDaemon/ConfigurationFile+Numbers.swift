@@ -1,0 +1,36 @@
+extension ConfigurationFile {
+    /// The whole number `key` sets, within `range`; `nil` when the file does not set it. Anything else is an error
+    /// naming the file, the key and the range.
+    func integer(_ key: String, in range: ClosedRange<Int>, unit: String = "") throws(ConfigurationError) -> Int? {
+        guard let text = self.values[key] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            let unit = unit.isEmpty ? "" : " of \(unit)"
+            throw ConfigurationError(
+                "\(self.path): \(key) must be a number\(unit) from \(range.lowerBound) to \(range.upperBound), "
+                    + "not '\(text)'"
+            )
+        }
+        return value
+    }
+
+    /// The duration `key` sets in seconds (fractions allowed), within `range`; `nil` when the file does not set it.
+    /// Bounded so that no number (`1e300`, `inf`, `nan`) overflows the conversion to a `Duration`.
+    func seconds(
+        _ key: String,
+        in range: ClosedRange<Double>,
+        note: String = ""
+    ) throws(ConfigurationError) -> Duration? {
+        guard let text = self.values[key] else { return nil }
+        guard let seconds = Double(text), range.contains(seconds) else {
+            throw ConfigurationError(
+                "\(self.path): \(key) must be a number of seconds from \(Self.format(range.lowerBound)) to "
+                    + "\(Self.format(range.upperBound))\(note), not '\(text)'"
+            )
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int64(value)) : String(value)
+    }
+}
