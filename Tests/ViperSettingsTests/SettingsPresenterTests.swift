@@ -4,13 +4,21 @@ import Testing
 import ViperSettings
 
 /// A View that records what it was shown.
-final class MockView: SettingsViewProtocol {
+final class MockView: SettingsViewProtocol, SyncViewProtocol {
     let shown = Mutex<[Result<SettingsViewModel, SettingsErrorViewModel>]>([])
+    let shownSync = Mutex<[Result<SyncViewModel, SettingsErrorViewModel>]>([])
 
     func display(_ viewModel: SettingsViewModel) async { self.shown.withLock { $0.append(.success(viewModel)) } }
-    func display(failure: SettingsErrorViewModel) async { self.shown.withLock { $0.append(.failure(failure)) } }
+    func display(_ viewModel: SyncViewModel) async { self.shownSync.withLock { $0.append(.success(viewModel)) } }
+    func display(failure: SettingsErrorViewModel) async {
+        self.shown.withLock { $0.append(.failure(failure)) }
+        self.shownSync.withLock { $0.append(.failure(failure)) }
+    }
 
+    /// What a Settings Presenter showed last.
     var last: Result<SettingsViewModel, SettingsErrorViewModel>? { self.shown.withLock { $0.last } }
+    /// What a Sync Presenter showed last.
+    var lastSync: Result<SyncViewModel, SettingsErrorViewModel>? { self.shownSync.withLock { $0.last } }
 }
 
 /// An Interactor with canned answers that records the calls it gets.

@@ -43,8 +43,8 @@ struct SyncPresenterTests {
             now: { 120 }
         )
         await presenter.handle(.status, caller: Fixtures.bob, view: view)
-        guard case .success(.status(let model)) = view.last else {
-            Issue.record("expected a status, got \(String(describing: view.last))")
+        guard case .success(.status(let model)) = view.lastSync else {
+            Issue.record("expected a status, got \(String(describing: view.lastSync))")
             return
         }
         #expect(model.modules == 5 && model.keys == 37 && model.version == "1.0")
@@ -60,8 +60,8 @@ struct SyncPresenterTests {
         let presenter = SyncPresenter(interactor: interactor, version: "1.0", now: { 120 })
         await presenter.handle(.sync, caller: Fixtures.alice, view: view)
         #expect(interactor.callers.withLock { $0 } == [Fixtures.alice])
-        guard case .success(.sync(let model)) = view.last else {
-            Issue.record("expected a sync result, got \(String(describing: view.last))")
+        guard case .success(.sync(let model)) = view.lastSync else {
+            Issue.record("expected a sync result, got \(String(describing: view.lastSync))")
             return
         }
         #expect(model.changedKeys == ["network.proxy.mode"] && model.sync.state == "failing")
@@ -77,8 +77,8 @@ struct SyncPresenterTests {
             now: { 120 }
         )
         await presenter.handle(.sync, caller: Fixtures.bob, view: view)
-        guard case .failure(.permissionDenied(let module, let uid, let reason)) = view.last else {
-            Issue.record("expected PermissionDenied, got \(String(describing: view.last))")
+        guard case .failure(.permissionDenied(let module, let uid, let reason)) = view.lastSync else {
+            Issue.record("expected PermissionDenied, got \(String(describing: view.lastSync))")
             return
         }
         #expect(module == "*" && uid == 1001)

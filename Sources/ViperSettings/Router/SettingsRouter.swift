@@ -38,7 +38,11 @@ public final class SettingsRouter: Sendable {
     public var moduleNames: [String] { self.presenters.withLock { $0.keys.sorted() } }
 
     /// Routes `request` from `caller` and answers on `view`.
-    public func handle(_ request: SettingsRequest, caller: Caller, view: any SettingsViewProtocol) async {
+    public func handle(
+        _ request: SettingsRequest,
+        caller: Caller,
+        view: any SettingsViewProtocol & SyncViewProtocol
+    ) async {
         switch request {
         case .listModules:
             let presenters = self.presenters.withLock { Array($0.values) }

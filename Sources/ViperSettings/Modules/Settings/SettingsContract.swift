@@ -27,8 +27,6 @@ public enum SettingsViewModel: Sendable, Hashable, Encodable {
     case set(SetResultViewModel)
     case reset(ResetResultViewModel)
     case explain(ExplainViewModel)
-    case status(StatusViewModel)
-    case sync(SyncResultViewModel)
 
     /// Encodes the ViewModel of the case: the reply's parameters.
     public func encode(to encoder: any Encoder) throws {
@@ -39,18 +37,20 @@ public enum SettingsViewModel: Sendable, Hashable, Encodable {
         case .set(let model): try model.encode(to: encoder)
         case .reset(let model): try model.encode(to: encoder)
         case .explain(let model): try model.encode(to: encoder)
-        case .status(let model): try model.encode(to: encoder)
-        case .sync(let model): try model.encode(to: encoder)
         }
     }
 }
 
-/// The View of one call: the reply sink the Presenter talks to.
-public protocol SettingsViewProtocol: Sendable {
-    /// Shows the result of the call.
-    func display(_ viewModel: SettingsViewModel) async
+/// The View of one call, as every module's Presenter sees it when the call fails.
+public protocol FailureViewProtocol: Sendable {
     /// Shows a failure of the call, one of the declared errors.
     func display(failure: SettingsErrorViewModel) async
+}
+
+/// The View of one call: the reply sink the Settings Presenter talks to.
+public protocol SettingsViewProtocol: FailureViewProtocol {
+    /// Shows the result of the call.
+    func display(_ viewModel: SettingsViewModel) async
 }
 
 /// The Presenter: the centre of the module; turns View events into Interactor calls and results into ViewModels.

@@ -2,7 +2,7 @@ public import SettingsAPI
 
 // The Sync module's contract: every protocol between its parts, and the messages they exchange. Its data source is
 // a ``RemoteSource`` (HTTP(S) or etcd, in ViperSync), which records progress in a ``SyncStatusRecorder``; its View is
-// the same reply sink as the Settings module's (``SettingsViewProtocol``).
+// its own reply sink (``SyncViewProtocol``), which shares the failures of the Settings module's.
 
 /// The state of remote sync.
 public enum SyncState: String, Sendable, Hashable, CaseIterable {
@@ -75,10 +75,30 @@ public struct SyncOutcome: Sendable, Hashable {
     }
 }
 
+/// What the Sync Presenter hands the View.
+public enum SyncViewModel: Sendable, Hashable, Encodable {
+    case status(StatusViewModel)
+    case sync(SyncResultViewModel)
+
+    /// Encodes the ViewModel of the case: the reply's parameters.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .status(let model): try model.encode(to: encoder)
+        case .sync(let model): try model.encode(to: encoder)
+        }
+    }
+}
+
+/// The View of one call: the reply sink the Sync Presenter talks to.
+public protocol SyncViewProtocol: FailureViewProtocol {
+    /// Shows the result of the call.
+    func display(_ viewModel: SyncViewModel) async
+}
+
 /// The Presenter: turns Sync View events into Interactor calls, and results into ViewModels.
 public protocol SyncPresenterProtocol: Sendable {
     /// Handles one event from `caller` and answers on `view`.
-    func handle(_ event: SyncViewEvent, caller: Caller, view: any SettingsViewProtocol) async
+    func handle(_ event: SyncViewEvent, caller: Caller, view: any SyncViewProtocol) async
 }
 
 /// The Interactor: the Sync module's use cases.

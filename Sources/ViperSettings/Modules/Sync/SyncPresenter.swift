@@ -17,7 +17,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
         self.now = now
     }
 
-    public func handle(_ event: SyncViewEvent, caller: Caller, view: any SettingsViewProtocol) async {
+    public func handle(_ event: SyncViewEvent, caller: Caller, view: any SyncViewProtocol) async {
         switch event {
         case .status:
             let served = self.interactor.served()
