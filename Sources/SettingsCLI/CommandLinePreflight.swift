@@ -46,7 +46,9 @@ package enum CommandLinePreflight {
             }
             kept.append(argument)
         }
-        let standalone = kept.contains { ["-h", "--help", "--version"].contains($0) || $0.hasPrefix("--generate-") }
+        let standalone = kept.contains {
+            ["-h", "--help", "--version"].contains($0) || $0.hasPrefix("--generate-") || $0.hasPrefix("--experimental-")
+        }
         if command == nil, !standalone {
             throw CLIFailure(.usage, "a command is required (settingsctl --help lists the commands)")
         }
