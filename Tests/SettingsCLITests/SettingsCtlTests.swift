@@ -30,6 +30,7 @@ struct SettingsCtlTests {
         "help, version and completions exit with 0",
         arguments: [
             ["--help"], ["--version"], ["get", "--help"], ["help", "set"], ["--generate-completion-script", "bash"],
+            ["--experimental-dump-help"],
         ]
     )
     func helpAndVersion(arguments: [String]) {
