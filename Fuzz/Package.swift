@@ -19,10 +19,13 @@ let package = Package(
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
+        // The libFuzzer driver every target's top-level code hands its command line to.
+        .target(name: "FuzzDriver", swiftSettings: settings),
         // The Varlink frame decoder and message classifier, and the JSON parser under them.
         .executableTarget(
             name: "FuzzVarlinkMessage",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "ViperIPC", package: "viper-settings"),
                 .product(name: "SettingsAPI", package: "viper-settings"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -33,6 +36,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzModuleSchema",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "ViperSettings", package: "viper-settings"),
                 .product(name: "SettingsAPI", package: "viper-settings"),
             ],
@@ -43,6 +47,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzRemoteDocument",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "ViperSettings", package: "viper-settings"),
                 .product(name: "SettingsAPI", package: "viper-settings"),
             ],
@@ -52,6 +57,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzEtcdPayload",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "ViperSettings", package: "viper-settings"),
                 .product(name: "SettingsAPI", package: "viper-settings"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
@@ -62,6 +68,7 @@ let package = Package(
         .executableTarget(
             name: "FuzzStateFiles",
             dependencies: [
+                "FuzzDriver",
                 .product(name: "ViperStorage", package: "viper-settings"),
                 .product(name: "ViperSettings", package: "viper-settings"),
                 .product(name: "SettingsAPI", package: "viper-settings"),

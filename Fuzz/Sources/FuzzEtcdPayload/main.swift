@@ -1,6 +1,7 @@
 // What the etcd JSON gateway sends: a watch stream cut into objects by the splitter (fed in two chunks, cut where
 // the first byte says); in each object, every {"key": BASE64, "value": BASE64} found under "kvs" or
 // "result.events[].kv" is decoded and put into the key space, which parses the key's layout and the value's JSON.
+import FuzzDriver
 import Glibc
 import SettingsAPI
 
@@ -32,15 +33,4 @@ public func fuzzEtcdPayload(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     return 0
 }
 
-// SwiftPM links an executable's `main` to its top-level code, so libFuzzer's own `main` is not used: the top-level
-// code hands the command line to libFuzzer's driver instead.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var fuzzerArgc = CommandLine.argc
-var fuzzerArgv = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&fuzzerArgc, &fuzzerArgv, fuzzEtcdPayload))
+runFuzzer(fuzzEtcdPayload)

@@ -1,5 +1,6 @@
 // The state files a restart reads: the same bytes as a snapshot (NAME.json), as a journal (NAME.journal: lines
 // replayed onto the state in order, up to the first bad one) and as a remote cache (NAME.remote.json).
+import FuzzDriver
 import Glibc
 import ViperSettings
 
@@ -18,15 +19,4 @@ public func fuzzStateFiles(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
     return 0
 }
 
-// SwiftPM links an executable's `main` to its top-level code, so libFuzzer's own `main` is not used: the top-level
-// code hands the command line to libFuzzer's driver instead.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var fuzzerArgc = CommandLine.argc
-var fuzzerArgv = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&fuzzerArgc, &fuzzerArgv, fuzzStateFiles))
+runFuzzer(fuzzStateFiles)

@@ -1,6 +1,7 @@
 // Varlink messages as a client sends them: the frame decoder splits the bytes at NULs (in two writes, cut where the
 // first byte says), and each frame is classified as a call, an invalid call or a protocol violation. Every JSON
 // value the parser accepts must also serialize and parse back to itself.
+import FuzzDriver
 import Glibc
 import NIOCore
 import SettingsAPI
@@ -31,15 +32,4 @@ public func fuzzVarlinkMessage(_ start: UnsafePointer<UInt8>?, _ count: Int) -> 
     return 0
 }
 
-// SwiftPM links an executable's `main` to its top-level code, so libFuzzer's own `main` is not used: the top-level
-// code hands the command line to libFuzzer's driver instead.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-var fuzzerArgc = CommandLine.argc
-var fuzzerArgv = CommandLine.unsafeArgv
-exit(runFuzzerDriver(&fuzzerArgc, &fuzzerArgv, fuzzVarlinkMessage))
+runFuzzer(fuzzVarlinkMessage)
