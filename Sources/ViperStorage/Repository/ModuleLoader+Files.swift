@@ -26,27 +26,16 @@ extension ModuleLoader {
                 )
             }
         } catch {
-            repair.lostText = true
-            repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[...]) ?? 0)
-            do {
-                let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
-                logger.error(
-                    """
-                    The snapshot \(path) is corrupt (\(error.reason)); moved aside to \(aside), the module starts \
-                    from its journal alone
-                    """,
-                    metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(error.reason)"]
-                )
-            } catch let failure {
-                logger.error(
-                    """
-                    The snapshot \(path) is corrupt (\(error.reason)) and could not be moved aside: \(failure); \
-                    writes to the module are refused
-                    """,
-                    metadata: ["file": "\(path)", "reason": "\(error.reason)"]
-                )
-                loaded.failure = loaded.failure ?? failure
-            }
+            self.setAside(
+                path,
+                kind: "snapshot",
+                bytes: bytes,
+                reason: error.reason,
+                consequence: "the module starts from its journal alone",
+                loaded: &loaded,
+                repair: &repair,
+                logger: logger
+            )
         }
         return true
     }
@@ -113,27 +102,49 @@ extension ModuleLoader {
                 )
             }
         } catch {
-            repair.lostText = true
-            repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[...]) ?? 0)
-            do {
-                let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
-                logger.error(
-                    """
-                    The remote file \(path) is corrupt (\(error.reason)); moved aside to \(aside), the module starts \
-                    without remote layers until the next remote update
-                    """,
-                    metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(error.reason)"]
-                )
-            } catch let failure {
-                logger.error(
-                    """
-                    The remote file \(path) is corrupt (\(error.reason)) and could not be moved aside: \(failure); \
-                    writes to the module are refused
-                    """,
-                    metadata: ["file": "\(path)", "reason": "\(error.reason)"]
-                )
-                loaded.failure = loaded.failure ?? failure
-            }
+            self.setAside(
+                path,
+                kind: "remote file",
+                bytes: bytes,
+                reason: error.reason,
+                consequence: "the module starts without remote layers until the next remote update",
+                loaded: &loaded,
+                repair: &repair,
+                logger: logger
+            )
+        }
+    }
+
+    /// Moves the corrupt `kind` at `path` aside and logs it with what the module does without it; the revisions the
+    /// file's text still shows count for the repair (revisions never go back). A file that cannot be moved aside
+    /// makes the module refuse writes.
+    private func setAside(
+        _ path: String,
+        kind: String,
+        bytes: [UInt8],
+        reason: String,
+        consequence: String,
+        loaded: inout LoadedModule,
+        repair: inout Repair,
+        logger: Logger
+    ) {
+        repair.lostText = true
+        repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[...]) ?? 0)
+        do {
+            let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
+            logger.error(
+                "The \(kind) \(path) is corrupt (\(reason)); moved aside to \(aside), \(consequence)",
+                metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(reason)"]
+            )
+        } catch let failure {
+            logger.error(
+                """
+                The \(kind) \(path) is corrupt (\(reason)) and could not be moved aside: \(failure); writes to the \
+                module are refused
+                """,
+                metadata: ["file": "\(path)", "reason": "\(reason)"]
+            )
+            loaded.failure = loaded.failure ?? failure
         }
     }
 }
