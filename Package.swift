@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ViperStorageTests",
-            dependencies: ["ViperStorage", "ViperSettings", "ViperSettingsTesting", "SettingsAPI"],
+            dependencies: ["ViperStorage", "ViperSettings", "ViperSettingsTesting", "SettingsAPI", "ViperTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import SettingsAPI
 import Testing
+import ViperTestSupport
 
 /// Crash safety of the real daemon: concurrent writers, SIGKILL at random moments, restart, check. 10 cycles here;
 /// `scripts/crash-loop.sh` runs 200 (`VIPER_CRASH_CYCLES`).
@@ -113,15 +114,4 @@ struct CrashLoopTests {
           ]
         }
         """
-}
-
-/// File helpers.
-enum Files {
-    static func write(_ text: String, to path: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent,
-            withIntermediateDirectories: true
-        )
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
 }

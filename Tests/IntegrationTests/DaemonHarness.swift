@@ -70,13 +70,23 @@ final class DaemonHarness: @unchecked Sendable {
         try process.run()
         self.process = process
         guard waitUntilServing else { return }
-        let deadline = Date().addingTimeInterval(30)
+        try Self.waitUntilServing(process, probe: { self.ctl(["modules"]) }, log: { self.log })
+    }
+
+    /// Waits (up to a minute: a loaded machine is slow) until `probe` succeeds, or throws with the daemon's `log`
+    /// when it never does or the daemon exits first.
+    static func waitUntilServing(
+        _ process: Process,
+        probe: () -> CommandResult,
+        log: () -> String
+    ) throws {
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if self.ctl(["modules"]).status == 0 { return }
+            if probe().status == 0 { return }
             guard process.isRunning else { break }
             usleep(20_000)
         }
-        throw HarnessError("viper-settingsd did not start; its log:\n\(self.log)")
+        throw HarnessError("viper-settingsd did not start; its log:\n\(log())")
     }
 
     /// Sends a signal to the daemon.

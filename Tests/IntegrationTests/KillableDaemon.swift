@@ -36,13 +36,7 @@ final class KillableDaemon: @unchecked Sendable {
         process.standardOutput = log
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if self.ctl(["modules"]).status == 0 { return }
-            guard process.isRunning else { break }
-            usleep(10_000)
-        }
-        throw HarnessError("viper-settingsd did not start; its log:\n\(self.log)")
+        try DaemonHarness.waitUntilServing(process, probe: { self.ctl(["modules"]) }, log: { self.log })
     }
 
     /// SIGKILL, then waits for the process to be gone.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// Faults of the disk: a write reported as failed leaves no trace, a module recovers by itself, revisions read from
 /// disk never trap.

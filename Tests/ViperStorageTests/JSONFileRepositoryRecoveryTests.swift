@@ -3,6 +3,7 @@ import SettingsAPI
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// Loading: snapshots and journals that a crash or a bad edit left behind are repaired, never fatal.
 @Suite("JSONFileRepository recovery")

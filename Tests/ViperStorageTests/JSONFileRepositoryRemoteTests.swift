@@ -3,6 +3,7 @@ import SettingsAPI
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// The remote cache file, `NAME.remote.json`: its format, durability and recovery.
 @Suite("JSONFileRepository remote layers")

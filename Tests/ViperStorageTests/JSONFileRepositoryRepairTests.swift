@@ -3,6 +3,7 @@ import SettingsAPI
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// Repairs keep the promises made to clients: revisions never go back, values that break the schema are reported,
 /// and files that cannot be used are named while the rest is served.

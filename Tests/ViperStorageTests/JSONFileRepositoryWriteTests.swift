@@ -3,6 +3,7 @@ import SettingsAPI
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// Writing: journal appends, group commit, no-op updates, compaction, the files people read, failures.
 @Suite("JSONFileRepository writes")

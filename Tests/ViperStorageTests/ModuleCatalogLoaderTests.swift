@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// The module catalog: every schema file of a directory, one bad file never stopping the others.
 @Suite("ModuleCatalogLoader")

@@ -6,6 +6,7 @@ import Synchronization
 import ViperSettings
 import ViperSettingsTesting
 import ViperStorage
+import ViperTestSupport
 
 /// A temporary directory, removed when the value is released (at the end of a test).
 final class Scratch: Sendable {
@@ -90,47 +91,15 @@ func makeRepository(
     )
 }
 
-/// File helpers for tests.
-enum Files {
-    static func write(_ text: String, to path: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent,
-            withIntermediateDirectories: true
-        )
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-    }
-
-    static func read(_ path: String) throws -> String {
-        String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-    }
-
-    static func exists(_ path: String) -> Bool {
-        FileManager.default.fileExists(atPath: path)
-    }
-
-    static func list(_ directory: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
-    }
-
-    /// Size and modification time of every file of a directory, to see that nothing was touched.
-    static func fingerprint(_ directory: String) throws -> [String: String] {
-        var result: [String: String] = [:]
-        for name in self.list(directory) {
-            var info = stat()
-            guard stat("\(directory)/\(name)", &info) == 0 else { continue }
-            result[name] = "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(info.st_ino)"
-        }
-        return result
-    }
-
-    /// The journal's lines, each parsed.
-    static func journalLines(_ path: String) throws -> [JSONValue] {
-        try self.read(path).split(separator: "\n").map { try JSONValue(parsing: String($0)) }
-    }
-}
-
 /// A journal line as the repository writes it.
 func journalLine(revision: Int64, set: JSONValue = [:], remove: [String] = []) -> String {
     let removed = JSONValue.array(remove.map { .string($0) })
     return "{\"revision\":\(revision),\"set\":\(set.serialized()),\"remove\":\(removed.serialized())}\n"
+}
+
+extension Files {
+    /// The journal's lines, each parsed.
+    static func journalLines(_ path: String) throws -> [JSONValue] {
+        try self.read(path).split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+    }
 }

@@ -3,6 +3,7 @@ import SettingsAPI
 import Testing
 import ViperSettings
 import ViperStorage
+import ViperTestSupport
 
 /// Values are bounded: by the schema's `maxLength` and `maxItems`, and by the daemon-wide `max-value-size`.
 @Suite("Value size limits")
