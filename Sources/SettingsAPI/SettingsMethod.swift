@@ -8,6 +8,7 @@ public enum SettingsMethod: String, Sendable, CaseIterable {
     case explain = "Explain"
     case status = "Status"
     case sync = "Sync"
+    case watch = "Watch"
 
     /// The interface that declares these methods and their errors.
     public static let interface = "io.viper.settings"

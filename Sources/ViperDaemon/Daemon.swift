@@ -46,11 +46,13 @@ public struct Daemon: Sendable {
             directory: self.configuration.modulesDirectory,
             maxValueSize: self.configuration.maximumValueSize
         )
+        let feed = ChangeFeed()
         let repository = JSONFileRepository(
             directory: self.configuration.stateDirectory,
             threadPool: NIOThreadPool.singleton,
             logger: logger,
-            schema: { name in catalog.current.first { $0.name == name } }
+            schema: { name in catalog.current.first { $0.name == name } },
+            feed: feed
         )
         let storageProblems = await repository.problems(modules: catalog.current.map(\.name))
         for problem in storageProblems {
@@ -79,7 +81,14 @@ public struct Daemon: Sendable {
             now: { WallClock.system.now() }
         )
         await sync.interactor.restoreRevision()
-        let router = SettingsRouter(presenters: catalog.current.map(builder.build(schema:)), sync: sync.presenter)
+        let watch = WatchModuleBuilder(repository: repository, feed: feed, logger: logger).build(
+            schemas: { catalog.current }
+        )
+        let router = SettingsRouter(
+            presenters: catalog.current.map(builder.build(schema:)),
+            sync: sync.presenter,
+            watch: watch
+        )
         let server = VarlinkServer(
             configuration: self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
@@ -109,10 +118,10 @@ public struct Daemon: Sendable {
                         logger.error("configuration not reloaded, keeping the current one: \(error)")
                     }
                     do {
-                        router.replace(
-                            presenters: try catalog.load(directory: directory, maxValueSize: maxValueSize)
-                                .map(builder.build(schema:))
-                        )
+                        let previous = catalog.current
+                        let schemas = try catalog.load(directory: directory, maxValueSize: maxValueSize)
+                        router.replace(presenters: schemas.map(builder.build(schema:)))
+                        await builder.adopt(schemas: schemas, previous: previous)
                     } catch {
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }

@@ -127,12 +127,57 @@ package struct UnixSocketConnection: ~Copyable {
         }
     }
 
-    /// Waits until the socket is ready for `events` (or has an error or hang-up to report), at most until the
-    /// deadline.
-    private func waitUntilReady(for events: Int32) throws(Failure) {
-        var request = pollfd(fd: self.descriptor, events: Int16(events), revents: 0)
+    /// Receives a stream of messages, each ended by `delimiter`, and hands each (without it) to `body` until `body`
+    /// returns false. Waits without a deadline: a stream may stay silent for as long as nothing happens.
+    ///
+    /// Fails with ``Failure/closed`` when the peer closes the connection, and with ``Failure/tooLarge`` when one
+    /// message grows past `limit`.
+    package func receiveMessages(until delimiter: UInt8, limit: Int, _ body: ([UInt8]) -> Bool) throws(Failure) {
+        var message: [UInt8] = []
+        let chunkSize = 65_536
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { chunk.deallocate() }
         while true {
-            let left = ContinuousClock.now.duration(to: self.deadline)
+            try self.waitUntilReady(for: POLLIN, deadline: nil)
+            let received = recv(self.descriptor, chunk.baseAddress!, chunkSize, Int32(MSG_DONTWAIT))
+            if received > 0 {
+                for byte in UnsafeRawBufferPointer(rebasing: chunk[0..<received]) {
+                    if byte == delimiter {
+                        guard body(message) else { return }
+                        message.removeAll(keepingCapacity: true)
+                    } else {
+                        message.append(byte)
+                        guard message.count <= limit else { throw .tooLarge }
+                    }
+                }
+            } else if received == 0 {
+                throw .closed
+            } else {
+                switch errno {
+                case EINTR, EAGAIN, EWOULDBLOCK: continue
+                case let code: throw .transfer(code)
+                }
+            }
+        }
+    }
+
+    /// Waits until the socket is ready for `events` (or has an error or hang-up to report), at most until
+    /// `deadline` (the connection's when not given; `nil` for no limit).
+    private func waitUntilReady(
+        for events: Int32,
+        deadline: ContinuousClock.Instant?? = .none
+    ) throws(Failure) {
+        let deadline = deadline ?? self.deadline
+        var request = pollfd(fd: self.descriptor, events: Int16(events), revents: 0)
+        guard let deadline else {
+            while true {
+                let ready = poll(&request, 1, -1)
+                if ready > 0 { return }
+                if ready < 0 && errno != EINTR { throw .transfer(errno) }
+            }
+        }
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { throw .timedOut }
             let (seconds, attoseconds) = left.components
             // Rounded up, so that a wait never ends just short of the deadline and spins.

@@ -75,7 +75,8 @@ package struct VarlinkClient: Sendable {
         return found
     }
 
-    private func failure(for error: UnixSocketConnection.Failure) -> CLIFailure {
+    /// The failure, for people, of a connection to the daemon.
+    package func failure(for error: UnixSocketConnection.Failure) -> CLIFailure {
         let daemon = "the settings daemon at \(self.location.path) (\(self.location.explanation))"
         let hint =
             "Is viper-settingsd running? Point settingsctl at another socket with --socket PATH"

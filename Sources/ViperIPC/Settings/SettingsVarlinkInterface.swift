@@ -18,6 +18,10 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     public var methods: Set<String> { Set(SettingsMethod.allCases.map(\.rawValue)) }
 
     public func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
+        if call.methodName == SettingsMethod.watch.rawValue {
+            try await self.watch(call, replies: replies)
+            return
+        }
         let request = try Self.request(for: call)
         let view = VarlinkSettingsView()
         await self.router.handle(request, caller: peer, view: view)
@@ -31,6 +35,31 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         }
     }
 
+    /// Streams `Watch` replies, with `continues`, until the client goes away or the call is cancelled; an unknown
+    /// key or module is the declared error.
+    private func watch(_ call: VarlinkCall, replies: any VarlinkReplySink) async throws {
+        guard call.more else { throw VarlinkError.expectedMore() }
+        var targets: [String] = []
+        if let keys = call.parameters["keys"], keys != .null {
+            guard let list = keys.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                throw VarlinkError.invalidParameter("keys")
+            }
+            targets = list.compactMap(\.stringValue)
+        }
+        var cursor: WatchCursor?
+        if let after = call.parameters["after"], after != .null {
+            guard let text = after.stringValue, let parsed = WatchCursor(text) else {
+                throw VarlinkError.invalidParameter("after")
+            }
+            cursor = parsed
+        }
+        let view = VarlinkWatchView(replies: replies)
+        await self.router.watch(targets: targets, after: cursor, view: view)
+        if let failure = view.failure {
+            throw VarlinkError(name: failure.errorName, parameters: failure.parameters)
+        }
+    }
+
     /// Reads a call into a request; a missing or mistyped parameter is `InvalidParameter` naming it.
     static func request(for call: VarlinkCall) throws(VarlinkError) -> SettingsRequest {
         let method = call.method.split(separator: ".").last.map(String.init) ?? call.method
@@ -41,6 +70,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
             return value
         }
         switch known {
+        case .watch: throw .expectedMore()
         case .listModules: return .listModules
         case .status: return .status
         case .sync: return .sync

@@ -100,8 +100,16 @@ struct VarlinkConnection: Sendable {
                 throw VarlinkError.methodNotFound(call.method)
             }
             if call.more {
-                try await withCancellationOnGracefulShutdown { [peer] in
-                    try await interface.handle(call, peer: peer, replies: replies)
+                do {
+                    try await withCancellationOnGracefulShutdown { [peer, channel = self.channel.channel] in
+                        try await ChannelCloseWaiter.run(until: channel) {
+                            try await interface.handle(call, peer: peer, replies: replies)
+                        }
+                    }
+                } catch is ChannelCloseWaiter.Closed {
+                    _ = replies.end()
+                    logger.debug("Varlink streaming call ended: the client closed the connection")
+                    return false
                 }
             } else {
                 try await interface.handle(call, peer: self.peer, replies: replies)

@@ -3,10 +3,12 @@ import Synchronization
 /// A Repository that keeps everything in memory: for tests and for a daemon run without a state directory.
 public final class InMemorySettingsRepository: SettingsRepository {
     private let states: Mutex<[String: ModuleState]>
+    private let feed: ChangeFeed?
 
-    /// Creates a repository holding `states` by module name.
-    public init(states: [String: ModuleState] = [:]) {
+    /// Creates a repository holding `states` by module name, publishing change records to `feed`.
+    public init(states: [String: ModuleState] = [:], feed: ChangeFeed? = nil) {
         self.states = Mutex(states)
+        self.feed = feed
     }
 
     public func state(of module: String) async throws -> ModuleState {
@@ -36,6 +38,10 @@ public final class InMemorySettingsRepository: SettingsRepository {
             let before = states[module] ?? .empty
             guard let after = try transform(before) else { return (before, before) }
             states[module] = after
+            if after.revision > before.revision, let record = after.history.record(at: after.revision) {
+                // Under the lock, so records of a module are published in order.
+                self.feed?.publish(module: module, records: [record])
+            }
             return (before, after)
         }
     }

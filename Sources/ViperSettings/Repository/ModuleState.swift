@@ -11,19 +11,23 @@ public struct ModuleState: Sendable, Hashable {
     /// The remote source's revision of the remote layers (a document's revision, an ETag, an etcd revision), stored
     /// with them; `nil` when unknown.
     public var remoteRevision: String?
+    /// The latest changes of effective values, for watchers that resume.
+    public var history: ChangeHistory
 
     public init(
         revision: Int64 = 0,
         local: [String: SettingValue] = [:],
         recommended: [String: SettingValue] = [:],
         mandatory: [String: SettingValue] = [:],
-        remoteRevision: String? = nil
+        remoteRevision: String? = nil,
+        history: ChangeHistory? = nil
     ) {
         self.revision = revision
         self.local = local
         self.recommended = recommended
         self.mandatory = mandatory
         self.remoteRevision = remoteRevision
+        self.history = history ?? ChangeHistory(floor: revision)
     }
 
     /// A module nothing was ever stored for.
@@ -38,11 +42,20 @@ public struct LocalChange: Sendable, Hashable {
     public var remove: Set<String>
     /// The module's revision after the change.
     public var revision: Int64
+    /// What the change did to effective values and who made it: the record kept in the module's history when the
+    /// change moves the revision on. The Interactor fills it in.
+    public var record: ChangeRecord?
 
-    public init(set: [String: SettingValue] = [:], remove: Set<String> = [], revision: Int64) {
+    public init(
+        set: [String: SettingValue] = [:],
+        remove: Set<String> = [],
+        revision: Int64,
+        record: ChangeRecord? = nil
+    ) {
         self.set = set
         self.remove = remove
         self.revision = revision
+        self.record = record
     }
 
     /// Applies the change to a state.
@@ -50,6 +63,7 @@ public struct LocalChange: Sendable, Hashable {
         var result = state
         for key in self.remove { result.local[key] = nil }
         for (key, value) in self.set { result.local[key] = value }
+        result.history.advance(to: self.revision, from: state.revision, record: self.record)
         result.revision = self.revision
         return result
     }

@@ -19,13 +19,30 @@ public enum SettingsRequest: Sendable, Hashable {
 public final class SettingsRouter: Sendable {
     private let presenters: Mutex<[String: any SettingsPresenterProtocol]>
     private let sync: (any SyncPresenterProtocol)?
+    private let watcher: (any WatchPresenterProtocol)?
 
-    /// Creates a router over the given modules, and the status and sync requests when `sync` is given.
-    public init(presenters: [any SettingsPresenterProtocol], sync: (any SyncPresenterProtocol)? = nil) {
+    /// Creates a router over the given modules, the status and sync requests when `sync` is given, and watch streams
+    /// when `watch` is given.
+    public init(
+        presenters: [any SettingsPresenterProtocol],
+        sync: (any SyncPresenterProtocol)? = nil,
+        watch: (any WatchPresenterProtocol)? = nil
+    ) {
         self.presenters = Mutex(
             Dictionary(presenters.map { ($0.moduleName, $0) }, uniquingKeysWith: { first, _ in first })
         )
         self.sync = sync
+        self.watcher = watch
+    }
+
+    /// Streams the keys or modules named by `targets` (every module when empty) on `view`, after `cursor` when
+    /// given, until the task is cancelled or the client goes away.
+    public func watch(targets: [String], after cursor: WatchCursor?, view: any WatchViewProtocol) async {
+        guard let watcher = self.watcher else {
+            await view.display(failure: .syncUnavailable(reason: "watch is not served"))
+            return
+        }
+        await watcher.watch(targets: targets, after: cursor, view: view)
     }
 
     /// Replaces the registry, e.g. after the schemas were re-read; calls in flight finish on the old modules.

@@ -89,6 +89,7 @@ extension JSONFileRepository {
                 )
             }
             for record in records { record.finish(.success(())) }
+            self.feed?.publish(module: outcome.module, records: records.compactMap(\.published))
             self.apply(outcome.compaction, module: outcome.module)
         }
     }

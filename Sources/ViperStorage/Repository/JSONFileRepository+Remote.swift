@@ -20,11 +20,12 @@ extension JSONFileRepository {
             module: module,
             decide: decide,
             applied: { $0.applied(to: $1) },
-            write: { _, after in
+            write: { change, after in
                 PendingWrite(
                     module: module,
                     remoteFile: RemoteLayers.encode(module: module, state: after),
-                    after: after
+                    after: after,
+                    record: change.record
                 )
             }
         )

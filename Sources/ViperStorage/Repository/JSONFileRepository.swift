@@ -50,6 +50,8 @@ public actor JSONFileRepository: SettingsRepository {
     let logger: Logger
     let compactAfterRecords: Int
     let compactAfterBytes: Int
+    /// Where durable change records are published for watchers.
+    let feed: ChangeFeed?
 
     var entries: [String: ModuleEntry] = [:]
     /// Callers waiting for a module being loaded, by module.
@@ -73,6 +75,7 @@ public actor JSONFileRepository: SettingsRepository {
     ///   - compactAfterRecords: A module's journal is compacted into its snapshot when it holds more records.
     ///   - compactAfterBytes: … or when it would grow past this many bytes.
     ///   - schema: The schema of a module, to log stored values that break it when the module is loaded.
+    ///   - feed: Receives the change record of every durable change that moved a module's revision, in order.
     ///   - timestamp: The UTC time stamp for the names of files moved aside, `YYYYMMDDTHHMMSSZ`; the current time
     ///     when `nil`.
     public init(
@@ -82,6 +85,7 @@ public actor JSONFileRepository: SettingsRepository {
         compactAfterRecords: Int = 1000,
         compactAfterBytes: Int = 1 << 20,
         schema: @escaping @Sendable (String) -> ModuleSchema? = { _ in nil },
+        feed: ChangeFeed? = nil,
         timestamp: (@Sendable () -> String)? = nil
     ) {
         precondition(compactAfterRecords >= 1, "compactAfterRecords must be at least 1")
@@ -100,6 +104,7 @@ public actor JSONFileRepository: SettingsRepository {
         self.logger = logger
         self.compactAfterRecords = compactAfterRecords
         self.compactAfterBytes = compactAfterBytes
+        self.feed = feed
     }
 
     deinit {
@@ -152,7 +157,9 @@ public actor JSONFileRepository: SettingsRepository {
         guard let change = try decide(before) else { return (before, before) }
         let after = applied(change, before)
         entry.state = after
-        try await self.commit(write(change, after))
+        let pending = write(change, after)
+        if after.revision > before.revision { pending.published = after.history.record(at: after.revision) }
+        try await self.commit(pending)
         return (before, after)
     }
 

@@ -4,8 +4,11 @@ import ViperSettings
 /// One line of a module's journal, `NAME.journal`: a change of the local layer, compact JSON ended by a newline.
 ///
 /// ```json
-/// {"revision":8,"set":{"proxy.port":8080},"remove":["proxy.mode"]}
+/// {"revision":8,"set":{"proxy.port":8080},"remove":["proxy.mode"],"cause":{"uid":0,"pid":42},"changes":[…]}
 /// ```
+///
+/// `cause` and `changes` are the change's record for the module's history (see ``ChangeRecordJSON``); a line of a
+/// remote update carries them too, with empty `set` and `remove`.
 struct JournalRecord {
     var change: LocalChange
     /// Keys whose stored value is not a valid setting value, skipped.
@@ -23,7 +26,7 @@ struct JournalRecord {
                 ("revision", .int(self.change.revision)),
                 ("set", .object(self.change.set.mapValues(\.json))),
                 ("remove", .array(self.change.remove.sorted().map { .string($0) })),
-            ],
+            ] + (self.change.record.map(ChangeRecordJSON.members(of:)) ?? []),
             into: &bytes,
             pretty: false
         )
@@ -46,7 +49,7 @@ struct JournalRecord {
         guard let revision = json["revision"]?.intValue, revision >= 0 else {
             throw StateFileError(reason: "expected a non-negative integer \"revision\"")
         }
-        var change = LocalChange(revision: revision)
+        var change = LocalChange(revision: revision, record: ChangeRecordJSON.record(revision: revision, in: json))
         if let member = json["set"], member != .null {
             guard let values = member.objectValue else {
                 throw StateFileError(reason: "expected an object \"set\", found \(member.typeName)")

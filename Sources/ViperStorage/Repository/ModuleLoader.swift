@@ -88,6 +88,7 @@ struct ModuleLoader: Sendable {
         }
         self.readRemote(module, into: &loaded, repair: &repair, logger: logger)
         self.finishRepair(module, of: &loaded, repair: repair, logger: logger)
+        loaded.state.history.settle(at: loaded.state.revision)
         if loaded.state.revision == .max {
             logger.error(
                 """
@@ -137,6 +138,7 @@ struct ModuleLoader: Sendable {
             )
             loaded.state.revision = floor
         }
+        loaded.state.history.settle(at: loaded.state.revision)
         let path = self.directory.journalPath(module)
         do {
             try self.directory.writeSnapshot(ModuleSnapshot.encode(module: module, state: loaded.state), module: module)

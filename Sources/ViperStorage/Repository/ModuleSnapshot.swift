@@ -10,27 +10,41 @@ import ViperSettings
 ///   "revision": 7,
 ///   "local": {
 ///     "proxy.port": 8080
-///   }
+///   },
+///   "history": {"floor": 3, "records": [{"revision": 4, "cause": {"uid": 0, "pid": 42}, "changes": […]}, …]}
 /// }
 /// ```
 ///
+/// `history` holds the module's latest change records (see ``ChangeRecordJSON``), so that watchers can resume after
+/// the journal was compacted; a snapshot without it (or with one that does not read) starts the history at its
+/// revision.
+///
 /// Other members (such as `recommended` and `mandatory`, kept elsewhere) are ignored when reading.
 struct ModuleSnapshot {
-    /// The module's state; only `revision` and `local` are stored here.
+    /// The module's state; only `revision`, `local` and `history` are stored here.
     var state: ModuleState
     /// Keys whose stored value is not a valid setting value, skipped.
     var skippedKeys: [String] = []
 
     /// The file's bytes for `state`.
     static func encode(module: String, state: ModuleState) -> [UInt8] {
-        StateFileDocument.encode(module: module, revision: state.revision, members: [("local", state.local)])
+        StateFileDocument.encode(
+            module: module,
+            revision: state.revision,
+            members: [("local", state.local)],
+            trailing: [("history", ChangeRecordJSON.json(state.history))]
+        )
     }
 
     /// Reads a snapshot of `module`; throws a ``StateFileError`` for text that is not JSON or has the wrong shape.
     init(decoding bytes: [UInt8], module: String) throws(StateFileError) {
         let document = try StateFileDocument(decoding: bytes, module: module, kind: "snapshot")
         let local = try document.values(of: "local")
-        self.state = ModuleState(revision: document.revision, local: local.values)
+        self.state = ModuleState(
+            revision: document.revision,
+            local: local.values,
+            history: ChangeRecordJSON.history(document.json["history"], revision: document.revision)
+        )
         self.skippedKeys = local.skipped.sorted()
     }
 }

@@ -10,6 +10,8 @@ final class PendingWrite {
     let remoteFile: [UInt8]?
     /// The module's state once this record is applied.
     let after: ModuleState
+    /// The change record to publish to watchers once the write is durable; `nil` when the revision did not move.
+    var published: ChangeRecord?
     /// Set when the record's batch is done.
     private(set) var outcome: Result<Void, StorageError>?
     /// Set when the caller is to commit the next batch.
@@ -25,9 +27,9 @@ final class PendingWrite {
     }
 
     /// A replacement of the module's remote file.
-    init(module: String, remoteFile: [UInt8], after: ModuleState) {
+    init(module: String, remoteFile: [UInt8], after: ModuleState, record: ChangeRecord?) {
         self.module = module
-        self.line = JournalRecord(change: LocalChange(revision: after.revision)).line
+        self.line = JournalRecord(change: LocalChange(revision: after.revision, record: record)).line
         self.remoteFile = remoteFile
         self.after = after
     }

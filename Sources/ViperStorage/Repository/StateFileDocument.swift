@@ -12,12 +12,14 @@ struct StateFileDocument {
     /// Its `revision`.
     let revision: Int64
 
-    /// The file's bytes: the header, the `(name, text)` string members, then each `(name, values)` member, in order.
+    /// The file's bytes: the header, the `(name, text)` string members, then each `(name, values)` member, then the
+    /// `trailing` members, in order.
     static func encode(
         module: String,
         revision: Int64,
         strings: [(String, String)] = [],
-        members: [(String, [String: SettingValue])]
+        members: [(String, [String: SettingValue])],
+        trailing: [(String, JSONValue)] = []
     ) -> [UInt8] {
         let header: [(key: String, value: JSONValue)] = [
             ("format", .int(Self.format)), ("module", .string(module)), ("revision", .int(revision)),
@@ -25,7 +27,8 @@ struct StateFileDocument {
         var bytes: [UInt8] = []
         JSONValue.writeObject(
             header + strings.map { (key: $0.0, value: .string($0.1)) }
-                + members.map { (key: $0.0, value: .object($0.1.mapValues(\.json))) },
+                + members.map { (key: $0.0, value: .object($0.1.mapValues(\.json))) }
+                + trailing.map { (key: $0.0, value: $0.1) },
             into: &bytes,
             pretty: true
         )

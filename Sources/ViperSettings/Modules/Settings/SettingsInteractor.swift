@@ -5,9 +5,9 @@ import SettingsAPI
 /// no-op detection and an audit log entry for every change.
 public struct SettingsInteractor: SettingsInteractorProtocol {
     public let schema: ModuleSchema
-    private let repository: any SettingsRepository
+    let repository: any SettingsRepository
     private let accounts: any AccountDirectory
-    private let logger: Logger
+    let logger: Logger
 
     /// Creates the Interactor of `schema`'s module.
     public init(
@@ -51,7 +51,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             throw .invalidValue(key: key.description, value: input.description, reason: error.reason)
         }
         let module = self.schema.name
-        let (before, after) = try await self.update { state throws(SettingsFailure) in
+        let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
             let current = ResolvedSetting(module: module, sectionID: sectionID, item: item, state: state)
             if current.isLocked {
                 throw .keyLocked(key: key.description, layer: current.winner)
@@ -81,7 +81,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" }, method: "Reset")
         let module = self.schema.name
         let schema = self.schema
-        let (before, after) = try await self.update { state throws(SettingsFailure) in
+        let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
             let paths = path.map { [$0] } ?? Array(state.local.keys)
             let removed = Set(paths.filter { state.local[$0] != nil })
             guard !removed.isEmpty else { return nil }
@@ -153,11 +153,29 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         }
     }
 
-    private func update(
+    /// Stores the change `decide` computes, with the record of what it did to effective values and who did it.
+    func update(
+        caller: Caller,
         _ decide: @escaping @Sendable (ModuleState) throws(SettingsFailure) -> LocalChange?
     ) async throws(SettingsFailure) -> (before: ModuleState, after: ModuleState) {
+        let schema = self.schema
         do {
-            return try await self.repository.update(module: self.schema.name) { state in try decide(state) }
+            return try await self.repository.update(module: self.schema.name) { state in
+                guard var change = try decide(state) else { return nil }
+                let changes = SettingChange.changes(
+                    in: schema,
+                    paths: change.set.keys.map { $0 } + change.remove,
+                    from: state,
+                    to: change.applied(to: state)
+                )
+                change.revision = state.revision + (changes.isEmpty ? 0 : 1)
+                change.record = ChangeRecord(
+                    revision: change.revision,
+                    cause: .client(uid: caller.uid, pid: caller.pid),
+                    changes: changes
+                )
+                return change
+            }
         } catch let failure as SettingsFailure {
             throw failure
         } catch {

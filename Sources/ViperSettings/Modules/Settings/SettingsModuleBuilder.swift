@@ -24,6 +24,21 @@ public struct SettingsModuleBuilder: Sendable {
         self.remoteRejections = remoteRejections
     }
 
+    /// Records, after a reload of the schemas, the effective values each reloaded schema changed (see
+    /// ``SettingsInteractor/adopt(previous:)``).
+    public func adopt(schemas: [ModuleSchema], previous: [ModuleSchema]) async {
+        let old = Dictionary(previous.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for schema in schemas {
+            guard let before = old[schema.name], before != schema else { continue }
+            await SettingsInteractor(
+                schema: schema,
+                repository: self.repository,
+                accounts: self.accounts,
+                logger: self.logger
+            ).adopt(previous: before)
+        }
+    }
+
     /// Builds the module described by `schema` and returns its Presenter.
     public func build(schema: ModuleSchema) -> any SettingsPresenterProtocol {
         let interactor = SettingsInteractor(

@@ -76,12 +76,14 @@ extension SyncInteractor {
             var next = state
             next.recommended = nextRecommended
             next.mandatory = nextMandatory
-            let effectiveChanged = Self.resolved(schema, state) != Self.resolved(schema, next)
+            let changes = SettingChange.changes(in: schema, from: state, to: next)
+            let revision = state.revision + (changes.isEmpty ? 0 : 1)
             return RemoteChange(
                 recommended: nextRecommended,
                 mandatory: nextMandatory,
-                revision: state.revision + (effectiveChanged ? 1 : 0),
-                remoteRevision: remoteRevision
+                revision: revision,
+                remoteRevision: remoteRevision,
+                record: ChangeRecord(revision: revision, cause: .remote(revision: remoteRevision), changes: changes)
             )
         }
         self.audit(schema: schema, before: before, after: after)

@@ -1,5 +1,5 @@
 public import Logging
-public import SettingsAPI
+import SettingsAPI
 import Synchronization
 
 /// The use cases of remote sync: the status, a sync asked for by a client (only by writers, and shared between

@@ -1,0 +1,36 @@
+package import SettingsAPI
+
+/// The lines `settingsctl watch` prints for people: one per current value, one when changes follow, one per change.
+package enum WatchEventRenderer {
+    /// The line for `event`, without a newline; `nil` for nothing to print.
+    ///
+    /// ```
+    /// network.proxy.port = 3128 (default)
+    /// -- watching for changes (cursor network:7)
+    /// network.proxy.port: 3128 -> 8080 (local; uid 1000, pid 4242; revision 8) [cursor network:8]
+    /// -- resync: the watcher read too slowly and changes were dropped; sending the current values
+    /// ```
+    package static func render(_ event: WatchEventViewModel, style: TextStyle) -> String? {
+        let key = style.strong(event.key ?? "?")
+        switch event.event {
+        case .current:
+            return "\(key) = \(event.display ?? "?") (\(event.layer?.rawValue ?? "?"))"
+        case .ready:
+            return style.faint("-- watching for changes (cursor \(event.cursor))")
+        case .change:
+            var who: [String] = [event.layer.map { "\($0.rawValue)" } ?? "removed"]
+            switch event.cause {
+            case "client": who.append("uid \(event.uid.map(String.init) ?? "?"), pid \(event.pid.map(String.init) ?? "?")")
+            case "remote": who.append("remote" + (event.remoteRevision.map { " revision \($0)" } ?? ""))
+            case "schema": who.append("schema reload")
+            default: break
+            }
+            if let revision = event.revision { who.append("revision \(revision)") }
+            let old = event.oldDisplay ?? "(none)"
+            let new = event.display ?? "(none)"
+            return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) " + style.faint("[cursor \(event.cursor)]")
+        case .resync:
+            return style.faint("-- resync: \(event.reason ?? "the stream starts over")")
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Glibc
+import SettingsAPI
+
+/// `settingsctl watch`: follows a `Watch` stream and prints each event, flushed, until interrupted; when the daemon
+/// goes away (a restart, a reload that closed the connection), reconnects and resumes after the last cursor, saying
+/// so on standard error.
+package struct WatchSession: Sendable {
+    /// The socket.
+    package var location: SocketLocator.Location
+    /// Modules and keys to watch; every module when empty.
+    package var targets: [String]
+    /// Where to resume: a cursor printed earlier.
+    package var after: String?
+    /// One JSON object per line instead of text.
+    package var json: Bool
+    package var style: TextStyle
+
+    package init(location: SocketLocator.Location, targets: [String], after: String?, json: Bool, style: TextStyle) {
+        self.location = location
+        self.targets = targets
+        self.after = after
+        self.json = json
+        self.style = style
+    }
+
+    /// Runs until the process is interrupted; `output` gets each line. Throws when the first connection fails, or
+    /// the daemon answers with an error (no such key or module, an unreadable cursor).
+    package func run(output: (String) -> Void = Self.printFlushed) throws(CLIFailure) -> Never {
+        var cursor = self.after
+        var connectedOnce = false
+        var delay = 0.1
+        var lost = false
+        while true {
+            let outcome = self.follow(after: cursor, output: output) { event in
+                if lost {
+                    let resumed = cursor.map { "resuming after cursor \($0)" } ?? "starting over"
+                    StandardError.write("settingsctl: reconnected to the settings daemon, \(resumed)\n")
+                    lost = false
+                }
+                connectedOnce = true
+                delay = 0.1
+                if event.event != .resync, !event.cursor.isEmpty { cursor = event.cursor }
+            }
+            switch outcome {
+            case .failure(let failure) where failure.status != .unreachable || !connectedOnce:
+                throw failure
+            case .failure, .success:
+                if !lost {
+                    StandardError.write("settingsctl: lost the connection to the settings daemon; reconnecting…\n")
+                    lost = true
+                }
+                Self.sleep(seconds: delay)
+                delay = min(delay * 2, 2)
+            }
+        }
+    }
+
+    /// One connection: sends the call and prints events until the stream ends (the daemon went away), calling
+    /// `moved` before printing each. A failure to connect is `.failure` with status `unreachable`; an error reply
+    /// is its failure.
+    private func follow(
+        after cursor: String?,
+        output: (String) -> Void,
+        moved: (WatchEventViewModel) -> Void
+    ) -> Result<Bool, CLIFailure> {
+        var parameters: [String: JSONValue] = ["keys": .array(self.targets.map { .string($0) })]
+        if let cursor { parameters["after"] = .string(cursor) }
+        let call: JSONValue = [
+            "method": .string(SettingsMethod.watch.qualifiedName), "parameters": .object(parameters), "more": true,
+        ]
+        var bytes: [UInt8] = []
+        call.write(into: &bytes)
+        bytes.append(0)
+        let client = VarlinkClient(location: self.location)
+        let connection: UnixSocketConnection
+        do {
+            connection = try UnixSocketConnection(path: self.location.path, timeoutSeconds: 30)
+        } catch {
+            return .failure(client.failure(for: error))
+        }
+        var streamed = false
+        var failure: CLIFailure?
+        let received = Result { () throws(UnixSocketConnection.Failure) in
+            try connection.send(bytes)
+            try connection.receiveMessages(until: 0, limit: VarlinkClient.replyLimit) { message in
+                let parameters: JSONValue
+                let event: WatchEventViewModel
+                do throws(CLIFailure) {
+                    parameters = try VarlinkClient.decodeReply(message)
+                } catch {
+                    failure =
+                        Self.isInvalidCursor(message)
+                        ? CLIFailure(.usage, "'\(cursor ?? "")' is not a cursor: pass one that watch printed")
+                        : error
+                    return false
+                }
+                do {
+                    event = try JSONValueDecoder().decode(WatchEventViewModel.self, from: parameters)
+                } catch {
+                    failure = CLIFailure(.failure, "unexpected event from the settings daemon: \(error)")
+                    return false
+                }
+                do {
+                    streamed = true
+                    moved(event)
+                    if self.json {
+                        output(parameters.serialized())
+                    } else if let line = WatchEventRenderer.render(event, style: self.style) {
+                        output(line)
+                    }
+                    return true
+                }
+            }
+        }
+        connection.close()
+        if let failure { return .failure(failure) }
+        if case .failure(let error) = received, !streamed { return .failure(client.failure(for: error)) }
+        return .success(streamed)
+    }
+
+    /// Whether `message` is the error reply to an unreadable `after`.
+    private static func isInvalidCursor(_ message: [UInt8]) -> Bool {
+        guard let reply = try? JSONValue(parsing: message) else { return false }
+        return reply["error"]?.stringValue == "org.varlink.service.InvalidParameter"
+            && reply["parameters"]?["parameter"]?.stringValue == "after"
+    }
+
+    /// Prints `line` and flushes standard output, so that a pipe sees each event at once.
+    package static func printFlushed(_ line: String) {
+        print(line)
+        fflush(nil)  // every output stream: stdout itself is not concurrency-safe to name
+    }
+
+    private static func sleep(seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var left = timespec()
+        while nanosleep(&request, &left) != 0 && errno == EINTR { request = left }
+    }
+}

@@ -1,0 +1,49 @@
+/// A reload of the module's schema: effective values it changed become one change of the module, so that watchers
+/// see them like any other.
+extension SettingsInteractor {
+    /// Records the effective values that differ between `previous` (the schema before the reload) and this
+    /// Interactor's schema: a changed default in force, a key added or removed. Moves the revision on once when any
+    /// did; logs and gives up when the change cannot be stored (the values are served anyway).
+    public func adopt(previous: ModuleSchema) async {
+        let schema = self.schema
+        guard previous != schema else { return }
+        do {
+            _ = try await self.repository.update(module: schema.name) { state in
+                let changes = Self.changes(from: previous, to: schema, state: state)
+                guard !changes.isEmpty else { return nil }
+                let revision = state.revision + 1
+                return LocalChange(
+                    revision: revision,
+                    record: ChangeRecord(revision: revision, cause: .schema, changes: changes)
+                )
+            }
+        } catch {
+            self.logger.error(
+                "could not record the values the reloaded schema changed",
+                metadata: ["error": "\(error)"]
+            )
+        }
+    }
+
+    /// The effective values that differ between resolving `state` with `old` and with `new`, by path.
+    static func changes(from old: ModuleSchema, to new: ModuleSchema, state: ModuleState) -> [SettingChange] {
+        func resolved(_ schema: ModuleSchema) -> [String: ResolvedSetting] {
+            var result: [String: ResolvedSetting] = [:]
+            for section in schema.sections {
+                for item in section.items {
+                    let setting = ResolvedSetting(module: schema.name, sectionID: section.id, item: item, state: state)
+                    result[setting.key.path] = setting
+                }
+            }
+            return result
+        }
+        let before = resolved(old)
+        let after = resolved(new)
+        return Set(before.keys).union(after.keys).sorted().compactMap { path in
+            let old = before[path]
+            let new = after[path]
+            guard old?.value != new?.value else { return nil }
+            return SettingChange(path: path, old: old?.value, oldLayer: old?.winner, new: new?.value, layer: new?.winner)
+        }
+    }
+}

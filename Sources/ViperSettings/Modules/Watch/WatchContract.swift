@@ -1,0 +1,47 @@
+public import SettingsAPI
+
+// The Watch module's contract: a stream of the current values, then every change of an effective value.
+
+/// What the Watch Interactor streams to its Presenter.
+public enum WatchEvent: Sendable, Hashable {
+    /// A key's value at the start of the stream, or after a resync.
+    case current(ResolvedSetting, revision: Int64, cursor: WatchCursor)
+    /// Every current value (or, when resuming, every change after the cursor) was sent; changes follow as they come.
+    case ready(cursor: WatchCursor)
+    /// A key's effective value changed.
+    case change(module: String, change: SettingChange, revision: Int64, cause: ChangeCause, cursor: WatchCursor)
+    /// The stream cannot go on from where it was: the current values follow.
+    case resync(reason: WatchResyncReason)
+}
+
+/// Why a watch stream starts over from the current values.
+public enum WatchResyncReason: Sendable, Hashable {
+    /// The change history no longer reaches back to the cursor (or the cursor is of another state, or lacks a
+    /// watched module).
+    case historyTooShort(module: String)
+    /// The watcher read too slowly and changes were dropped.
+    case fellBehind
+}
+
+/// The View of one watch call: a stream of events.
+public protocol WatchViewProtocol: FailureViewProtocol {
+    /// Shows one event of the stream; throws when the client is gone, which ends the stream.
+    func display(_ event: WatchEventViewModel) async throws
+}
+
+/// The Watch Presenter: checks the request, runs the stream and turns events into ViewModels.
+public protocol WatchPresenterProtocol: Sendable {
+    /// Streams the keys or modules named by `targets` (every module when empty), after `cursor` when given, until
+    /// the task is cancelled or the view throws. An unknown module or key is a failure shown on the view.
+    func watch(targets: [String], after cursor: WatchCursor?, view: any WatchViewProtocol) async
+}
+
+/// The Watch Interactor: subscribes, replays history, and follows the changes of the watched keys.
+public protocol WatchInteractorProtocol: Sendable {
+    /// Streams events to `emit` until the task is cancelled or `emit` throws.
+    func watch(
+        targets: [String],
+        after cursor: WatchCursor?,
+        emit: @Sendable (WatchEvent) async throws -> Void
+    ) async throws
+}

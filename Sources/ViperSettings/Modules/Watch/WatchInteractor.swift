@@ -1,0 +1,133 @@
+public import Logging
+
+/// Streams the watched keys: their current values (or the changes after a cursor, from the modules' change
+/// histories), then every change as it becomes durable. A watcher never holds up writers: it reads the
+/// ``ChangeFeed``, whose bounded backlog turns a slow watcher into a resync.
+public struct WatchInteractor: WatchInteractorProtocol {
+    private let repository: any SettingsRepository
+    private let feed: ChangeFeed
+    private let schemas: @Sendable () -> [ModuleSchema]
+    private let logger: Logger
+
+    /// Creates the Interactor over the repository whose changes `feed` publishes; `schemas` gives the modules served.
+    public init(
+        repository: any SettingsRepository,
+        feed: ChangeFeed,
+        schemas: @escaping @Sendable () -> [ModuleSchema],
+        logger: Logger
+    ) {
+        self.repository = repository
+        self.feed = feed
+        self.schemas = schemas
+        self.logger = logger
+    }
+
+    public func watch(
+        targets: [String],
+        after cursor: WatchCursor?,
+        emit: @Sendable (WatchEvent) async throws -> Void
+    ) async throws {
+        let scope = try WatchScope(targets: targets, schemas: self.schemas())
+        let subscription = self.feed.subscribe(modules: Set(scope.modules.keys))
+        defer { subscription.cancel() }
+        var position: WatchCursor
+        if let cursor, let resumed = try await self.replay(after: cursor, scope: scope, emit: emit) {
+            position = resumed
+        } else {
+            position = try await self.sendCurrent(scope: scope, emit: emit)
+        }
+        while let delivery = await subscription.next() {
+            switch delivery {
+            case .overflow:
+                self.logger.notice("a watcher fell behind; it gets a resync")
+                try await emit(.resync(reason: .fellBehind))
+                position = try await self.sendCurrent(scope: scope, emit: emit)
+            case .records(let published):
+                for item in published {
+                    try await self.deliver(item.record, module: item.module, scope: scope, cursor: &position, emit: emit)
+                }
+            }
+        }
+    }
+
+    /// Sends what followed `cursor` in every watched module and returns the cursor after it; sends a resync and
+    /// returns `nil` when a module's history does not reach back to it.
+    private func replay(
+        after cursor: WatchCursor,
+        scope: WatchScope,
+        emit: @Sendable (WatchEvent) async throws -> Void
+    ) async throws -> WatchCursor? {
+        var pending: [(module: String, record: ChangeRecord)] = []
+        var position = WatchCursor()
+        for module in scope.moduleNames {
+            let history = try await self.state(of: module).history
+            guard let start = cursor.positions[module], let records = history.records(after: start.revision),
+                start.index == nil || history.record(at: start.revision) != nil
+            else {
+                try await emit(.resync(reason: .historyTooShort(module: module)))
+                return nil
+            }
+            position.positions[module] = start
+            if start.index != nil { pending.append((module, history.record(at: start.revision)!)) }
+            pending += records.map { (module, $0) }
+        }
+        for item in pending {
+            try await self.deliver(item.record, module: item.module, scope: scope, cursor: &position, emit: emit)
+        }
+        try await emit(.ready(cursor: position))
+        return position
+    }
+
+    /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
+    private func sendCurrent(
+        scope: WatchScope,
+        emit: @Sendable (WatchEvent) async throws -> Void
+    ) async throws -> WatchCursor {
+        var cursor = WatchCursor()
+        var states: [(schema: ModuleSchema, state: ModuleState)] = []
+        for module in scope.moduleNames {
+            let state = try await self.state(of: module)
+            cursor.positions[module] = .init(revision: state.revision)
+            states.append((scope.modules[module]!, state))
+        }
+        for (schema, state) in states {
+            for section in schema.sections {
+                for item in section.items where scope.includes(module: schema.name, path: "\(section.id).\(item.id)") {
+                    let setting = ResolvedSetting(module: schema.name, sectionID: section.id, item: item, state: state)
+                    try await emit(.current(setting, revision: state.revision, cursor: cursor))
+                }
+            }
+        }
+        try await emit(.ready(cursor: cursor))
+        return cursor
+    }
+
+    /// Sends the changes of `record` that come after the cursor and are watched, moving the cursor past each.
+    private func deliver(
+        _ record: ChangeRecord,
+        module: String,
+        scope: WatchScope,
+        cursor: inout WatchCursor,
+        emit: @Sendable (WatchEvent) async throws -> Void
+    ) async throws {
+        guard var position = cursor.positions[module] else { return }
+        let last = record.changes.count - 1
+        for (index, change) in record.changes.enumerated()
+        where position.precedes(revision: record.revision, index: index) {
+            position = .init(revision: record.revision, index: index == last ? nil : index)
+            cursor.positions[module] = position
+            guard scope.includes(module: module, path: change.path) else { continue }
+            try await emit(
+                .change(module: module, change: change, revision: record.revision, cause: record.cause, cursor: cursor)
+            )
+        }
+    }
+
+    private func state(of module: String) async throws(SettingsFailure) -> ModuleState {
+        do {
+            return try await self.repository.state(of: module)
+        } catch {
+            throw .storageFailure(module: module, reason: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,27 @@
+public import Logging
+
+/// Assembles the Watch module (Interactor, Presenter) by constructor injection.
+public struct WatchModuleBuilder: Sendable {
+    private let repository: any SettingsRepository
+    private let feed: ChangeFeed
+    private let logger: Logger
+
+    /// Creates a builder over the repository whose durable changes `feed` publishes.
+    public init(repository: any SettingsRepository, feed: ChangeFeed, logger: Logger) {
+        self.repository = repository
+        self.feed = feed
+        self.logger = logger
+    }
+
+    /// Builds the module; `schemas` gives the modules served, read at the start of each stream.
+    public func build(schemas: @escaping @Sendable () -> [ModuleSchema]) -> any WatchPresenterProtocol {
+        WatchPresenter(
+            interactor: WatchInteractor(
+                repository: self.repository,
+                feed: self.feed,
+                schemas: schemas,
+                logger: self.logger
+            )
+        )
+    }
+}

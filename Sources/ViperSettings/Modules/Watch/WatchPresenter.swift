@@ -1,0 +1,74 @@
+import SettingsAPI
+
+/// Runs a watch stream and turns its events into ViewModels with display strings ready.
+public struct WatchPresenter: WatchPresenterProtocol {
+    private let interactor: any WatchInteractorProtocol
+
+    public init(interactor: any WatchInteractorProtocol) {
+        self.interactor = interactor
+    }
+
+    public func watch(targets: [String], after cursor: WatchCursor?, view: any WatchViewProtocol) async {
+        do {
+            try await self.interactor.watch(targets: targets, after: cursor) { event in
+                try await view.display(Self.viewModel(event))
+            }
+        } catch let failure as SettingsFailure {
+            await view.display(failure: SettingsFormatter.error(failure))
+        } catch {
+            // The client went away or the stream was cancelled: nothing to tell.
+        }
+    }
+
+    /// Why a stream starts over, in words.
+    static func reason(_ reason: WatchResyncReason) -> String {
+        switch reason {
+        case .historyTooShort(let module):
+            "the change history of module \(module) does not reach back to the cursor; sending the current values"
+        case .fellBehind:
+            "the watcher read too slowly and changes were dropped; sending the current values"
+        }
+    }
+
+    /// The ViewModel of one event.
+    static func viewModel(_ event: WatchEvent) -> WatchEventViewModel {
+        switch event {
+        case .current(let setting, let revision, let cursor):
+            var model = WatchEventViewModel(event: .current, cursor: cursor.description)
+            model.key = setting.key.description
+            model.value = setting.value.json
+            model.display = SettingsFormatter.display(setting.value)
+            model.layer = setting.winner
+            model.revision = revision
+            return model
+        case .ready(let cursor):
+            return WatchEventViewModel(event: .ready, cursor: cursor.description)
+        case .change(let module, let change, let revision, let cause, let cursor):
+            var model = WatchEventViewModel(event: .change, cursor: cursor.description)
+            model.key = "\(module).\(change.path)"
+            model.value = change.new?.json
+            model.display = change.new.map(SettingsFormatter.display)
+            model.layer = change.layer
+            model.old = change.old?.json
+            model.oldDisplay = change.old.map(SettingsFormatter.display)
+            model.oldLayer = change.oldLayer
+            model.revision = revision
+            switch cause {
+            case .client(let uid, let pid):
+                model.cause = "client"
+                model.uid = Int64(uid)
+                model.pid = Int64(pid)
+            case .remote(let remoteRevision):
+                model.cause = "remote"
+                model.remoteRevision = remoteRevision
+            case .schema:
+                model.cause = "schema"
+            }
+            return model
+        case .resync(let reason):
+            var model = WatchEventViewModel(event: .resync, cursor: "")
+            model.reason = Self.reason(reason)
+            return model
+        }
+    }
+}

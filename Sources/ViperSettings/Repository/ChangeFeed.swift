@@ -1,0 +1,135 @@
+import Synchronization
+
+/// Hands the change records of every module to watchers as they become durable. Publishers never wait for
+/// watchers: each subscription has a bounded backlog, and one that falls further behind loses its backlog and is
+/// told so (``Delivery/overflow``) on its next read, so a watcher that stops reading costs bounded memory.
+public final class ChangeFeed: Sendable {
+    /// One published record and its module.
+    public struct Published: Sendable, Hashable {
+        public var module: String
+        public var record: ChangeRecord
+    }
+
+    /// What a subscription reads next.
+    public enum Delivery: Sendable, Hashable {
+        /// Records published since the last read, in the order of publication.
+        case records([Published])
+        /// The backlog overflowed: records were dropped; the watcher must start over from the current state.
+        case overflow
+    }
+
+    private struct Subscriber {
+        var modules: Set<String>
+        var backlog: [Published] = []
+        var overflowed = false
+        var waiter: CheckedContinuation<Delivery?, Never>?
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+    /// Records a subscription may have unread before it overflows.
+    public let backlogLimit: Int
+
+    /// Creates a feed; `backlogLimit` bounds each subscription's unread records.
+    public init(backlogLimit: Int = 1024) {
+        precondition(backlogLimit >= 1, "backlogLimit must be at least 1")
+        self.backlogLimit = backlogLimit
+    }
+
+    /// The number of subscriptions, for tests and status.
+    public var subscriberCount: Int { self.state.withLock { $0.subscribers.count } }
+
+    /// Publishes the durable records of `module`, in revision order. Never waits.
+    public func publish(module: String, records: [ChangeRecord]) {
+        guard !records.isEmpty else { return }
+        let published = records.map { Published(module: module, record: $0) }
+        var wake: [(CheckedContinuation<Delivery?, Never>, Delivery)] = []
+        self.state.withLock { state in
+            for (id, var subscriber) in state.subscribers where subscriber.modules.contains(module) {
+                if let waiter = subscriber.waiter {
+                    subscriber.waiter = nil
+                    wake.append((waiter, .records(published)))
+                } else if subscriber.overflowed {
+                    continue
+                } else if subscriber.backlog.count + published.count > self.backlogLimit {
+                    subscriber.backlog = []
+                    subscriber.overflowed = true
+                } else {
+                    subscriber.backlog += published
+                }
+                state.subscribers[id] = subscriber
+            }
+        }
+        for (waiter, delivery) in wake { waiter.resume(returning: delivery) }
+    }
+
+    /// Subscribes to the records of `modules` published from now on.
+    public func subscribe(modules: Set<String>) -> ChangeSubscription {
+        let id = self.state.withLock { state in
+            defer { state.nextID += 1 }
+            state.subscribers[state.nextID] = Subscriber(modules: modules)
+            return state.nextID
+        }
+        return ChangeSubscription(feed: self, id: id)
+    }
+
+    /// The next delivery of subscription `id`, waiting for one; `nil` when the task is cancelled.
+    func next(_ id: Int) async -> Delivery? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery?, Never>) in
+                let ready: Delivery?? = self.state.withLock { state in
+                    guard var subscriber = state.subscribers[id], !Task.isCancelled else { return .some(nil) }
+                    defer { state.subscribers[id] = subscriber }
+                    if subscriber.overflowed {
+                        subscriber.overflowed = false
+                        return .some(.overflow)
+                    }
+                    if !subscriber.backlog.isEmpty {
+                        defer { subscriber.backlog = [] }
+                        return .some(.records(subscriber.backlog))
+                    }
+                    subscriber.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = self.state.withLock { state in
+                defer { state.subscribers[id]?.waiter = nil }
+                return state.subscribers[id]?.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    /// Ends subscription `id`.
+    func cancel(_ id: Int) {
+        let waiter = self.state.withLock { $0.subscribers.removeValue(forKey: id)?.waiter }
+        waiter?.resume(returning: nil)
+    }
+}
+
+/// A subscription to a ``ChangeFeed``: read it with ``next()``; it ends when released or cancelled.
+public final class ChangeSubscription: Sendable {
+    private let feed: ChangeFeed
+    private let id: Int
+
+    init(feed: ChangeFeed, id: Int) {
+        self.feed = feed
+        self.id = id
+    }
+
+    deinit { self.feed.cancel(self.id) }
+
+    /// Waits for the next delivery; `nil` once the task is cancelled or the subscription ended.
+    public func next() async -> ChangeFeed.Delivery? {
+        await self.feed.next(self.id)
+    }
+
+    /// Ends the subscription.
+    public func cancel() { self.feed.cancel(self.id) }
+}
