@@ -57,6 +57,89 @@ struct CheckedVarlinkClient {
         return Reply(parameters: replyParameters, error: error, violations: violations)
     }
 
+    /// Calls `method` with `more: true`: reads replies until `ready` accepts one, then, when `then` is given, runs it
+    /// and reads replies until `done` accepts one (or an error reply comes). Each reply is checked against the IDL; one that does not
+    /// say `continues: true` while the stream goes on is a violation too.
+    func stream(
+        _ method: String,
+        _ parameters: JSONValue,
+        ready: (Reply) -> Bool,
+        then action: (() throws -> Void)? = nil,
+        done: (Reply) -> Bool = { _ in true }
+    ) throws -> [Reply] {
+        let request: JSONValue = [
+            "method": .string("\(SettingsMethod.interface).\(method)"), "parameters": parameters, "more": true,
+        ]
+        let descriptor = try self.connect()
+        defer { close(descriptor) }
+        let bytes = Array(request.serialized().utf8) + [0]
+        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count else {
+            throw HarnessError("send: errno \(errno)")
+        }
+        var buffer: [UInt8] = []
+        var replies: [Reply] = []
+        func next() throws -> Reply {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while !buffer.contains(0) {
+                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { throw HarnessError("the daemon closed the stream or timed out") }
+                buffer += chunk[..<count]
+            }
+            let end = buffer.firstIndex(of: 0)!
+            let reply = try JSONValue(parsing: Array(buffer[..<end]))
+            buffer.removeFirst(end + 1)
+            let replyParameters = reply["parameters"] ?? [:]
+            let error = reply["error"]?.stringValue
+            var violations: [String]
+            if let error {
+                violations = Self.idl.problems(inError: error, parameters: replyParameters)
+                Self.seen.withLock { _ = $0.insert(String(error.split(separator: ".").last!)) }
+            } else {
+                violations = Self.idl.problems(inReplyOf: method, parameters: replyParameters)
+                if reply["continues"] != .bool(true) {
+                    violations.append("\(method): a stream reply without continues")
+                }
+                Self.seen.withLock { _ = $0.insert(method) }
+            }
+            let parsed = Reply(parameters: replyParameters, error: error, violations: violations)
+            replies.append(parsed)
+            return parsed
+        }
+        while true {
+            let reply = try next()
+            if reply.error != nil { return replies }
+            if ready(reply) { break }
+        }
+        guard let action else { return replies }
+        try action()
+        while true {
+            let reply = try next()
+            if reply.error != nil || done(reply) { return replies }
+        }
+    }
+
+    private func connect() throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HarnessError("socket: errno \(errno)") }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in self.socketPath.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw HarnessError("connect \(self.socketPath): errno \(errno)")
+        }
+        return descriptor
+    }
+
     private func exchange(_ request: [UInt8]) throws -> [UInt8] {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: errno \(errno)") }
@@ -70,7 +153,7 @@ struct CheckedVarlinkClient {
         }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard connected == 0 else { throw HarnessError("connect \(self.socketPath): errno \(errno)") }

@@ -45,6 +45,25 @@ struct WireContractTests {
         try call("Explain", ["key": "network.dns.cache"])
         try call("Status")
         try call("Sync")
+        // A watch stream: current values, ready, then the change a Set makes, each reply checked.
+        let stream = try client.stream(
+            "Watch",
+            ["keys": ["network.proxy.mode", "display.output.scale"]],
+            ready: { $0.parameters["event"] == "ready" },
+            then: { try call("Set", ["key": "display.output.scale", "text": "1.25"]) },
+            done: { $0.parameters["event"] == "change" }
+        )
+        replies += stream.map { ("Watch stream", $0) }
+        #expect(stream.map { $0.parameters["event"]?.stringValue ?? "?" } == ["current", "current", "ready", "change"])
+        #expect(stream.last?.parameters["key"] == "display.output.scale")
+        #expect(stream.last?.parameters["old"] == 1.0 && stream.last?.parameters["value"] == 1.25)
+        let resumed = try client.stream(
+            "Watch",
+            ["keys": ["display"], "after": stream[2].parameters["cursor"] ?? ""],
+            ready: { $0.parameters["event"] == "ready" }
+        )
+        #expect(resumed.map { $0.parameters["event"]?.stringValue ?? "?" }.prefix(2) == ["change", "ready"])
+        replies += resumed.map { ("Watch resumed", $0) }
 
         try call("ShowModule", ["module": "nope"])
         try call("Get", ["key": "network.nope"])
@@ -86,11 +105,11 @@ struct WireContractTests {
             #expect(reply.violations.isEmpty, "\(call) -> \(reply.error ?? "reply") \(reply.parameters.serialized())")
         }
         let expected = [
-            "ListModules", "ShowModule", "Get", "Set", "Reset", "Explain", "Status", "Sync", "NoSuchModule",
+            "ListModules", "ShowModule", "Get", "Set", "Reset", "Explain", "Status", "Sync", "Watch", "NoSuchModule",
             "NoSuchKey", "InvalidValue", "KeyLocked", "StorageFailure", "SyncUnavailable", "TooManyConnections",
         ]
         let answered = replies.map { $0.1.error.map { String($0.split(separator: ".").last!) } ?? "" }
-        for name in expected.dropFirst(8) { #expect(answered.contains(name), "no call answered \(name)") }
+        for name in expected.dropFirst(9) { #expect(answered.contains(name), "no call answered \(name)") }
         if getuid() == 0 { #expect(answered.contains("PermissionDenied")) }
         let idl = CheckedVarlinkClient.idl
         #expect(Set(idl.methods.keys).union(idl.errors.keys) == Set(expected + ["PermissionDenied"]))

@@ -134,6 +134,10 @@ struct JSONFileRepositoryWriteTests {
                     ],
                     "proxy.mode": "manual",
                     "proxy.port": 8080
+                  },
+                  "history": {
+                    "floor": 7,
+                    "records": []
                   }
                 }
 

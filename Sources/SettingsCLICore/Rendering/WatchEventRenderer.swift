@@ -20,7 +20,8 @@ package enum WatchEventRenderer {
         case .change:
             var who: [String] = [event.layer.map { "\($0.rawValue)" } ?? "removed"]
             switch event.cause {
-            case "client": who.append("uid \(event.uid.map(String.init) ?? "?"), pid \(event.pid.map(String.init) ?? "?")")
+            case "client":
+                who.append("uid \(event.uid.map(String.init) ?? "?"), pid \(event.pid.map(String.init) ?? "?")")
             case "remote": who.append("remote" + (event.remoteRevision.map { " revision \($0)" } ?? ""))
             case "schema": who.append("schema reload")
             default: break
@@ -28,7 +29,8 @@ package enum WatchEventRenderer {
             if let revision = event.revision { who.append("revision \(revision)") }
             let old = event.oldDisplay ?? "(none)"
             let new = event.display ?? "(none)"
-            return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) " + style.faint("[cursor \(event.cursor)]")
+            return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) "
+                + style.faint("[cursor \(event.cursor)]")
         case .resync:
             return style.faint("-- resync: \(event.reason ?? "the stream starts over")")
         }

@@ -47,7 +47,11 @@ enum ChangeRecordJSON {
             "floor": .int(history.floor),
             "records": .array(
                 history.records.map { record in
-                    .object(Dictionary(uniqueKeysWithValues: [("revision", .int(record.revision))] + self.members(of: record)))
+                    .object(
+                        Dictionary(
+                            uniqueKeysWithValues: [("revision", .int(record.revision))] + self.members(of: record)
+                        )
+                    )
                 }
             ),
         ])

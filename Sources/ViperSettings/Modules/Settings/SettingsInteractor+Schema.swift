@@ -43,7 +43,13 @@ extension SettingsInteractor {
             let old = before[path]
             let new = after[path]
             guard old?.value != new?.value else { return nil }
-            return SettingChange(path: path, old: old?.value, oldLayer: old?.winner, new: new?.value, layer: new?.winner)
+            return SettingChange(
+                path: path,
+                old: old?.value,
+                oldLayer: old?.winner,
+                new: new?.value,
+                layer: new?.winner
+            )
         }
     }
 }

@@ -44,7 +44,13 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 position = try await self.sendCurrent(scope: scope, emit: emit)
             case .records(let published):
                 for item in published {
-                    try await self.deliver(item.record, module: item.module, scope: scope, cursor: &position, emit: emit)
+                    try await self.deliver(
+                        item.record,
+                        module: item.module,
+                        scope: scope,
+                        cursor: &position,
+                        emit: emit
+                    )
                 }
             }
         }

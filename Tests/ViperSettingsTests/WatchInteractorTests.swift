@@ -1,0 +1,256 @@
+import Logging
+import SettingsAPI
+import Testing
+import ViperSettings
+
+/// The Watch Interactor over the in-memory Repository and a real change feed: what a watcher receives.
+@Suite("Watch Interactor: current values, changes, resume and resync")
+struct WatchInteractorTests {
+    let feed: ChangeFeed
+    let repository: InMemorySettingsRepository
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init() {
+        self.feed = ChangeFeed(backlogLimit: 4)
+        self.repository = InMemorySettingsRepository(feed: self.feed)
+    }
+
+    var settings: SettingsInteractor {
+        SettingsInteractor(
+            schema: Fixtures.network,
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: self.logger
+        )
+    }
+
+    var watcher: WatchInteractor {
+        WatchInteractor(
+            repository: self.repository,
+            feed: self.feed,
+            schemas: { [Fixtures.network] },
+            logger: self.logger
+        )
+    }
+
+    /// Runs a watch and hands its events to `body` as a stream; the watch is cancelled when `body` returns.
+    func watching(
+        _ targets: [String],
+        after cursor: WatchCursor? = nil,
+        _ body: (inout AsyncStream<WatchEvent>.Iterator) async throws -> Void
+    ) async throws {
+        let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+        let watcher = self.watcher
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: targets, after: cursor) { sink.yield($0) }
+                sink.finish()
+            }
+            var iterator = events.makeAsyncIterator()
+            try await body(&iterator)
+            group.cancelAll()
+        }
+    }
+
+    /// The events up to and including `ready`.
+    static func untilReady(_ iterator: inout AsyncStream<WatchEvent>.Iterator) async -> [WatchEvent] {
+        var events: [WatchEvent] = []
+        while let event = await iterator.next() {
+            events.append(event)
+            if case .ready = event { break }
+        }
+        return events
+    }
+
+    @Test("the current values of the watched keys come first, then ready, then each change with who made it")
+    func currentThenChanges() async throws {
+        _ = try await self.settings.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        try await self.watching(["network.proxy.port", "network.dns.cache"]) { events in
+            let start = await Self.untilReady(&events)
+            #expect(start.count == 3)
+            guard case .current(let port, let revision, _) = start[0], case .ready(let cursor) = start[2] else {
+                Issue.record("unexpected start \(start)")
+                return
+            }
+            #expect(port.key.description == "network.proxy.port" && port.value == .int(8080) && revision == 1)
+            #expect(cursor.description == "network:1")
+            // proxy.mode is not watched
+            _ = try await self.settings.set(path: "proxy.mode", input: .text("auto"), caller: Fixtures.root)
+            _ = try await self.settings.set(path: "proxy.port", input: .text("9090"), caller: Fixtures.alice)
+            let next = await events.next()
+            guard case .change(let module, let change, let changeRevision, let cause, let after) = next else {
+                Issue.record("expected a change, got \(String(describing: next))")
+                return
+            }
+            #expect(module == "network" && change.path == "proxy.port")
+            #expect(change.old == .int(8080) && change.new == .int(9090) && change.layer == .local)
+            #expect(changeRevision == 3 && cause == .client(uid: 1000, pid: 43))
+            #expect(after.description == "network:3")
+        }
+    }
+
+    @Test("resuming after a cursor sends exactly the changes that followed it, then ready")
+    func resume() async throws {
+        var cursors: [WatchCursor] = []
+        try await self.watching(["network"]) { events in
+            _ = await Self.untilReady(&events)
+            for port in [1001, 1002, 1003] {
+                _ = try await self.settings.set(path: "proxy.port", input: .text("\(port)"), caller: Fixtures.root)
+                if case .change(_, _, _, _, let cursor) = await events.next() { cursors.append(cursor) }
+            }
+        }
+        #expect(cursors.map(\.description) == ["network:1", "network:2", "network:3"])
+        try await self.watching(["network"], after: cursors[0]) { events in
+            let replay = await Self.untilReady(&events)
+            let values = replay.compactMap { event -> SettingValue? in
+                if case .change(_, let change, _, _, _) = event { return change.new }
+                return nil
+            }
+            #expect(values == [.int(1002), .int(1003)])
+            #expect(replay.count == 3)
+        }
+    }
+
+    @Test("a reset of several keys is one revision; a cursor inside it resumes with the rest")
+    func cursorInsideARevision() async throws {
+        _ = try await self.settings.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        _ = try await self.settings.set(path: "dns.cache", input: .text("false"), caller: Fixtures.root)
+        var first: WatchCursor?
+        try await self.watching(["network"]) { events in
+            _ = await Self.untilReady(&events)
+            _ = try await self.settings.reset(path: nil, caller: Fixtures.root)
+            guard case .change(_, let change, let revision, _, let cursor) = await events.next() else { return }
+            #expect(revision == 3 && change.path == "dns.cache")
+            first = cursor
+            guard case .change(_, let second, _, _, let last) = await events.next() else { return }
+            #expect(second.path == "proxy.port" && last.description == "network:3")
+        }
+        let cursor = try #require(first)
+        #expect(cursor.description == "network:3.0")
+        try await self.watching(["network"], after: cursor) { events in
+            let replay = await Self.untilReady(&events)
+            guard case .change(_, let change, _, _, _) = replay.first else {
+                Issue.record("expected the second change of the reset, got \(replay)")
+                return
+            }
+            #expect(change.path == "proxy.port" && change.new == .int(3128) && replay.count == 2)
+        }
+    }
+
+    @Test("a cursor older than the history, or from another state, gets a resync and the current values")
+    func resyncWhenHistoryIsShort() async throws {
+        for port in 1...(ChangeHistory.limit + 2) {
+            _ = try await self.settings.set(path: "proxy.port", input: .text("\(port)"), caller: Fixtures.root)
+        }
+        for cursor in ["network:1", "network:99999", "display:3"] {
+            try await self.watching(["network.proxy.port"], after: WatchCursor(cursor)) { events in
+                let start = await Self.untilReady(&events)
+                #expect(start.first == .resync(reason: .historyTooShort(module: "network")), "\(cursor)")
+                guard case .current(let port, _, _) = start.dropFirst().first else { return }
+                #expect(port.value == .int(Int64(ChangeHistory.limit + 2)))
+            }
+        }
+    }
+
+    @Test("a watcher that does not read gets a resync, not an unbounded backlog, and writers never wait")
+    func slowWatcher() async throws {
+        try await self.watching(["network.proxy.port"]) { events in
+            _ = await Self.untilReady(&events)
+            // The watch task is blocked on nobody: it keeps reading the feed into the stream. So block the feed
+            // reader instead: a subscription nobody reads.
+            let idle = self.feed.subscribe(modules: ["network"])
+            for port in 2000..<2010 {
+                _ = try await self.settings.set(path: "proxy.port", input: .text("\(port)"), caller: Fixtures.root)
+            }
+            #expect(await idle.next() == .overflow)
+            // The watcher itself either kept up (ten changes) or fell behind (a resync, then the current value):
+            // either way it ends with the last value.
+            var last: SettingValue?
+            while last != .int(2009), let event = await events.next() {
+                switch event {
+                case .change(_, let change, _, _, _): last = change.new
+                case .current(let setting, _, _): last = setting.value
+                default: continue
+                }
+            }
+            #expect(last == .int(2009))
+        }
+    }
+
+    @Test("a schema reload that changes a default in force is a change caused by the schema")
+    func schemaReload() async throws {
+        var json = Fixtures.networkJSON.objectValue!
+        var sections = json["sections"]!.arrayValue!
+        var proxy = sections[0].objectValue!
+        var items = proxy["items"]!.arrayValue!
+        var port = items[1].objectValue!
+        port["default"] = 3129
+        items[1] = .object(port)
+        proxy["items"] = .array(items)
+        sections[0] = .object(proxy)
+        json["sections"] = .array(sections)
+        let reloaded = try ModuleSchema(json: .object(json))
+        try await self.watching(["network.proxy.port"]) { events in
+            _ = await Self.untilReady(&events)
+            await SettingsInteractor(
+                schema: reloaded,
+                repository: self.repository,
+                accounts: FakeAccounts(),
+                logger: self.logger
+            ).adopt(previous: Fixtures.network)
+            guard case .change(_, let change, _, let cause, _) = await events.next() else { return }
+            #expect(change.old == .int(3128) && change.new == .int(3129) && cause == .schema)
+        }
+    }
+}
+
+@Suite("Change history and cursors")
+struct ChangeHistoryTests {
+    static func record(_ revision: Int64) -> ChangeRecord {
+        ChangeRecord(
+            revision: revision,
+            cause: .schema,
+            changes: [
+                SettingChange(
+                    path: "a.b",
+                    old: .int(revision - 1),
+                    oldLayer: .local,
+                    new: .int(revision),
+                    layer: .local
+                )
+            ]
+        )
+    }
+
+    @Test("the history keeps its last records and reaches back exactly to its floor")
+    func bounded() {
+        var history = ChangeHistory(floor: 5)
+        for revision in 6...Int64(5 + ChangeHistory.limit + 10) { history.append(Self.record(revision)) }
+        #expect(history.records.count == ChangeHistory.limit)
+        #expect(history.floor == 15)
+        #expect(history.records(after: 14) == nil)
+        #expect(history.records(after: 15)?.first?.revision == 16)
+        #expect(history.records(after: history.latest)?.isEmpty == true)
+        #expect(history.records(after: history.latest + 1) == nil)
+    }
+
+    @Test("a revision given out without a record restarts the history there")
+    func gap() {
+        var history = ChangeHistory(floor: 0)
+        history.append(Self.record(1))
+        history.advance(to: 3, from: 2, record: Self.record(3))
+        #expect(history.floor == 2 && history.records.map(\.revision) == [3])
+        history.advance(to: 4, from: 3, record: nil)
+        #expect(history.floor == 4 && history.records.isEmpty)
+    }
+
+    @Test("cursors read back what they write, and garbage is refused")
+    func cursorText() {
+        let cursor = WatchCursor(positions: ["network": .init(revision: 42, index: 1), "display": .init(revision: 7)])
+        #expect(cursor.description == "display:7,network:42.1")
+        #expect(WatchCursor(cursor.description) == cursor)
+        for bad in ["", "network", "network:x", "network:-1", "network:1.2.3", "a:1,a:2", ":3"] {
+            #expect(WatchCursor(bad) == nil, "\(bad)")
+        }
+    }
+}
