@@ -9,6 +9,8 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
     case permissionDenied(module: String, uid: Int64, reason: String)
     case storageFailure(module: String, reason: String)
     case syncUnavailable(reason: String)
+    case revisionMismatch(module: String, expected: Int64, actual: Int64)
+    case loadRefused(problems: [LoadProblemViewModel])
 
     /// The fully qualified Varlink error name, e.g. `io.viper.settings.NoSuchKey`.
     public var errorName: String {
@@ -21,6 +23,8 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
             case .permissionDenied: "PermissionDenied"
             case .storageFailure: "StorageFailure"
             case .syncUnavailable: "SyncUnavailable"
+            case .revisionMismatch: "RevisionMismatch"
+            case .loadRefused: "LoadRefused"
             }
         return "\(SettingsMethod.interface).\(name)"
     }
@@ -37,6 +41,9 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
                 Parameters(module: module, uid: uid, reason: reason)
             case .storageFailure(let module, let reason): Parameters(module: module, reason: reason)
             case .syncUnavailable(let reason): Parameters(reason: reason)
+            case .revisionMismatch(let module, let expected, let actual):
+                Parameters(module: module, expected: expected, actual: actual)
+            case .loadRefused(let problems): Parameters(problems: problems)
             }
         return (try? JSONValueEncoder().encode(parameters)) ?? [:]
     }
@@ -57,6 +64,13 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
         case "PermissionDenied": self = .permissionDenied(module: module, uid: parameters.uid ?? -1, reason: reason)
         case "StorageFailure": self = .storageFailure(module: module, reason: reason)
         case "SyncUnavailable": self = .syncUnavailable(reason: reason)
+        case "RevisionMismatch":
+            self = .revisionMismatch(
+                module: module,
+                expected: parameters.expected ?? -1,
+                actual: parameters.actual ?? -1
+            )
+        case "LoadRefused": self = .loadRefused(problems: parameters.problems ?? [])
         default: return nil
         }
     }
@@ -69,5 +83,8 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
         var source: String?
         var uid: Int64?
         var reason: String?
+        var expected: Int64?
+        var actual: Int64?
+        var problems: [LoadProblemViewModel]?
     }
 }

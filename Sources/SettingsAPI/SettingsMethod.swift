@@ -9,6 +9,8 @@ public enum SettingsMethod: String, Sendable, CaseIterable {
     case status = "Status"
     case sync = "Sync"
     case watch = "Watch"
+    case dump = "Dump"
+    case load = "Load"
 
     /// The interface that declares these methods and their errors.
     public static let interface = "io.viper.settings"

@@ -100,6 +100,11 @@ extension CLIFailure {
             case .storageFailure(let module, let reason):
                 "could not store the change to module '\(module)': \(reason)"
             case .syncUnavailable(let reason): "remote sync is not available: \(reason)"
+            case .revisionMismatch(let module, let expected, let actual):
+                "module '\(module)' is at revision \(actual), not \(expected): it changed since; nothing was loaded "
+                    + "(settingsctl diff \(module) FILE shows what loading would do now)"
+            case .loadRefused(let problems):
+                (["nothing was loaded:"] + problems.map { "  \($0.key): \($0.reason)" }).joined(separator: "\n")
             }
         self.init(ExitStatus(error), message)
     }

@@ -10,6 +10,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     case invalidValue = 5
     case locked = 6
     case permissionDenied = 7
+    case revisionMismatch = 8
     case syncFailing = 9
 
     /// What the status means, for `--help`.
@@ -23,6 +24,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .invalidValue: "invalid value"
         case .locked: "key locked"
         case .permissionDenied: "permission denied"
+        case .revisionMismatch: "the module changed since the revision given to --if-revision; nothing loaded"
         case .syncFailing: "remote sync failing (sync and status print the state first)"
         }
     }
@@ -35,6 +37,17 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .keyLocked: self = .locked
         case .permissionDenied: self = .permissionDenied
         case .storageFailure, .syncUnavailable: self = .failure
+        case .revisionMismatch: self = .revisionMismatch
+        case .loadRefused(let problems): self = problems.first.map(Self.init(problem:)) ?? .invalidValue
+        }
+    }
+
+    /// The status for one value a load cannot apply.
+    package init(problem: LoadProblemViewModel) {
+        switch problem.problem {
+        case .noSuchModule, .noSuchKey: self = .notFound
+        case .invalidValue: self = .invalidValue
+        case .keyLocked: self = .locked
         }
     }
 }

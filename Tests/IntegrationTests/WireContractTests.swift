@@ -65,6 +65,15 @@ struct WireContractTests {
         #expect(resumed.map { $0.parameters["event"]?.stringValue ?? "?" }.prefix(2) == ["change", "ready"])
         replies += resumed.map { ("Watch resumed", $0) }
 
+        try call("Dump")
+        try call("Dump", ["modules": ["network"], "effective": true])
+        let load: JSONValue = ["modules": ["display": ["values": ["output.scale": 2.0, "night-light.enabled": true]]]]
+        try call("Load", ["modules": load["modules"]!, "dryRun": true])
+        try call("Load", ["modules": load["modules"]!, "replace": true])
+        try call("Load", ["modules": ["network": ["values": ["proxy.port": 1, "nope.nope": 1]]], "dryRun": true])
+        try call("Load", ["modules": ["network": ["values": ["proxy.port": 1, "proxy.mode": "bogus"]]]])
+        try call("Load", ["modules": load["modules"]!, "ifRevision": ["display": 1]])
+
         try call("ShowModule", ["module": "nope"])
         try call("Get", ["key": "network.nope"])
         try call("Set", ["key": "display.output.scale", "text": "big"])
@@ -105,11 +114,12 @@ struct WireContractTests {
             #expect(reply.violations.isEmpty, "\(call) -> \(reply.error ?? "reply") \(reply.parameters.serialized())")
         }
         let expected = [
-            "ListModules", "ShowModule", "Get", "Set", "Reset", "Explain", "Status", "Sync", "Watch", "NoSuchModule",
-            "NoSuchKey", "InvalidValue", "KeyLocked", "StorageFailure", "SyncUnavailable", "TooManyConnections",
+            "ListModules", "ShowModule", "Get", "Set", "Reset", "Explain", "Status", "Sync", "Watch", "Dump", "Load",
+            "NoSuchModule", "NoSuchKey", "InvalidValue", "KeyLocked", "StorageFailure", "SyncUnavailable",
+            "TooManyConnections", "RevisionMismatch", "LoadRefused",
         ]
         let answered = replies.map { $0.1.error.map { String($0.split(separator: ".").last!) } ?? "" }
-        for name in expected.dropFirst(9) { #expect(answered.contains(name), "no call answered \(name)") }
+        for name in expected.dropFirst(11) { #expect(answered.contains(name), "no call answered \(name)") }
         if getuid() == 0 { #expect(answered.contains("PermissionDenied")) }
         let idl = CheckedVarlinkClient.idl
         #expect(Set(idl.methods.keys).union(idl.errors.keys) == Set(expected + ["PermissionDenied"]))

@@ -66,6 +66,21 @@ final class MockInteractor: SettingsInteractorProtocol {
         self.calls.withLock { $0.append("reset \(path ?? "*")") }
         throw self.failure ?? .storageFailure(module: "network", reason: "not canned")
     }
+
+    func dump() async throws(SettingsFailure) -> ModuleDump {
+        self.calls.withLock { $0.append("dump") }
+        if let failure { throw failure }
+        return ModuleDump(
+            local: self.state.local,
+            settings: try await self.resolveAll().settings,
+            revision: self.state.revision
+        )
+    }
+
+    func load(_ request: LoadRequest, caller: Caller) async throws(SettingsFailure) -> LoadOutcome {
+        self.calls.withLock { $0.append("load \(request.values.keys.sorted()) \(request.mode)") }
+        throw self.failure ?? .storageFailure(module: "network", reason: "not canned")
+    }
 }
 
 @Suite("Settings Presenter, with a mock Interactor and a mock View")

@@ -78,6 +78,17 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         case .get: return .get(key: try string("key"))
         case .explain: return .explain(key: try string("key"))
         case .reset: return .reset(target: try string("key"))
+        case .dump:
+            return .dump(
+                modules: try Self.optional(parameters["modules"], "modules") { json -> [String]? in
+                    guard let list = json.arrayValue else { return nil }
+                    let names = list.compactMap(\.stringValue)
+                    return names.count == list.count ? names : nil
+                } ?? [],
+                effective: try Self.optional(parameters["effective"], "effective") { $0.boolValue } ?? false
+            )
+        case .load:
+            return try Self.load(parameters)
         case .set:
             let key = try string("key")
             let value = parameters["value"].flatMap { $0 == .null ? nil : $0 }
@@ -91,5 +102,44 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
             case (_?, _?): throw .invalidParameter("text")
             }
         }
+    }
+
+    /// The parameter `name`, read by `read`; `nil` when absent or null, `InvalidParameter` when `read` fails.
+    private static func optional<Value>(
+        _ json: JSONValue?,
+        _ name: String,
+        _ read: (JSONValue) -> Value?
+    ) throws(VarlinkError) -> Value? {
+        guard let json, json != .null else { return nil }
+        guard let value = read(json) else { throw .invalidParameter(name) }
+        return value
+    }
+
+    /// Reads the parameters of `Load`: `modules` maps each module to an object whose `values` maps keys within the
+    /// module to values (other fields, such as a dump's `revision`, are ignored); `ifRevision` names modules of it.
+    private static func load(_ parameters: [String: JSONValue]) throws(VarlinkError) -> SettingsRequest {
+        guard let modules = parameters["modules"]?.objectValue else { throw .invalidParameter("modules") }
+        var values: [String: [String: JSONValue]] = [:]
+        for (module, entry) in modules {
+            guard let entry = entry.objectValue, let moduleValues = entry["values"]?.objectValue else {
+                throw .invalidParameter("modules")
+            }
+            values[module] = moduleValues
+        }
+        let ifRevision = try Self.optional(parameters["ifRevision"], "ifRevision") { json -> [String: Int64]? in
+            guard let object = json.objectValue else { return nil }
+            var revisions: [String: Int64] = [:]
+            for (module, revision) in object {
+                guard values[module] != nil, let revision = revision.intValue else { return nil }
+                revisions[module] = revision
+            }
+            return revisions
+        }
+        return .load(
+            values: values,
+            replace: try Self.optional(parameters["replace"], "replace") { $0.boolValue } ?? false,
+            ifRevision: ifRevision ?? [:],
+            dryRun: try Self.optional(parameters["dryRun"], "dryRun") { $0.boolValue } ?? false
+        )
     }
 }

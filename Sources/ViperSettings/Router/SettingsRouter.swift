@@ -1,4 +1,4 @@
-import SettingsAPI
+public import SettingsAPI
 import Synchronization
 
 /// A request as the transport hands it to the Router.
@@ -12,6 +12,10 @@ public enum SettingsRequest: Sendable, Hashable {
     case explain(key: String)
     case status
     case sync
+    /// The local values of modules (every module when empty); with `effective`, every value and its layer.
+    case dump(modules: [String], effective: Bool)
+    /// Values by module and key within the module; see ``TransferPresenter/load(_:replace:ifRevision:dryRun:caller:on:)``.
+    case load(values: [String: [String: JSONValue]], replace: Bool, ifRevision: [String: Int64], dryRun: Bool)
 }
 
 /// Finds the module that owns a request and hands it to that module's Presenter; the only place that knows all
@@ -78,6 +82,18 @@ public final class SettingsRouter: Sendable {
             }
         case .explain(let key):
             await self.dispatch(key: key, caller: caller, view: view) { .explain(path: $0) }
+        case .dump(let modules, let effective):
+            await TransferPresenter(presenters: self.presenters.withLock { $0 })
+                .dump(modules: modules, effective: effective, on: view)
+        case .load(let values, let replace, let ifRevision, let dryRun):
+            await TransferPresenter(presenters: self.presenters.withLock { $0 }).load(
+                values,
+                replace: replace,
+                ifRevision: ifRevision,
+                dryRun: dryRun,
+                caller: caller,
+                on: view
+            )
         case .status, .sync:
             guard let sync = self.sync else {
                 await view.display(failure: .syncUnavailable(reason: "status and sync are not served"))

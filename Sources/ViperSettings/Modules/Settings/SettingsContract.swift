@@ -27,6 +27,8 @@ public enum SettingsViewModel: Sendable, Hashable, Encodable {
     case set(SetResultViewModel)
     case reset(ResetResultViewModel)
     case explain(ExplainViewModel)
+    case dump(DumpViewModel)
+    case load(LoadResultViewModel)
 
     /// Encodes the ViewModel of the case: the reply's parameters.
     public func encode(to encoder: any Encoder) throws {
@@ -37,6 +39,8 @@ public enum SettingsViewModel: Sendable, Hashable, Encodable {
         case .set(let model): try model.encode(to: encoder)
         case .reset(let model): try model.encode(to: encoder)
         case .explain(let model): try model.encode(to: encoder)
+        case .dump(let model): try model.encode(to: encoder)
+        case .load(let model): try model.encode(to: encoder)
         }
     }
 }
@@ -61,6 +65,14 @@ public protocol SettingsPresenterProtocol: Sendable {
     func handle(_ event: SettingsViewEvent, caller: Caller, view: any SettingsViewProtocol) async
     /// The module's line in the list of modules.
     func summary() async -> ModuleSummaryViewModel
+    /// The module's local values and revision; with `effective`, every key's value and layer too.
+    func dump(effective: Bool) async throws(SettingsErrorViewModel) -> ModuleDumpViewModel
+    /// Loads values into the module (or previews it, see ``LoadMode``): what changes, and with a preview what
+    /// cannot be applied.
+    func load(
+        _ request: LoadRequest,
+        caller: Caller
+    ) async throws(SettingsErrorViewModel) -> (module: ModuleLoadViewModel, problems: [LoadProblemViewModel])
 }
 
 /// The result of a `set`.
@@ -91,6 +103,11 @@ public protocol SettingsInteractorProtocol: Sendable {
     func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome
     /// Removes the local value of `path`, or of every key when `path` is `nil`.
     func reset(path: String?, caller: Caller) async throws(SettingsFailure) -> ResetOutcome
+    /// The local values of the keys the schema has, every key resolved, and the revision.
+    func dump() async throws(SettingsFailure) -> ModuleDump
+    /// Validates every value of `request`, then (``LoadMode/apply``) stores them all in one durable write that moves
+    /// the revision on once, or none: any unknown key, invalid value or locked key is ``SettingsFailure/loadRefused``.
+    func load(_ request: LoadRequest, caller: Caller) async throws(SettingsFailure) -> LoadOutcome
 }
 
 /// The DataManager: shapes a module's sections and items for display.

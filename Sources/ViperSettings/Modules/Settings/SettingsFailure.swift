@@ -15,6 +15,10 @@ public enum SettingsFailure: Error, Sendable, Hashable {
     case storageFailure(module: String, reason: String)
     /// `uid` may write no module, so it may not make the daemon sync with the remote source either.
     case syncDenied(uid: UInt32)
+    /// A compare-and-set found the module at another revision than the caller expected.
+    case revisionMismatch(module: String, expected: Int64, actual: Int64)
+    /// A load was refused, nothing written: every value that cannot be applied.
+    case loadRefused(problems: [LoadProblem])
     /// Remote sync is not configured or not served.
     case syncUnavailable(reason: String)
 }

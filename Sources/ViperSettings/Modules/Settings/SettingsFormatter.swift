@@ -60,10 +60,7 @@ public enum SettingsFormatter {
         case .noSuchModule(let module): return .noSuchModule(module: module)
         case .noSuchKey(let key): return .noSuchKey(key: key)
         case .invalidValue(let key, let value, let reason): return .invalidValue(key: key, value: value, reason: reason)
-        case .keyLocked(let key, let layer):
-            let source =
-                layer == .mandatory ? "fleet policy (mandatory layer of the remote source)" : "the \(layer) layer"
-            return .keyLocked(key: key, source: source)
+        case .keyLocked(let key, let layer): return .keyLocked(key: key, source: Self.lockSource(layer))
         case .permissionDenied(let module, let uid, let writers):
             var allowed = ["root"]
             if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
@@ -74,6 +71,9 @@ public enum SettingsFormatter {
                 reason: "only \(allowed.joined(separator: ", ")) may write it"
             )
         case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason)
+        case .revisionMismatch(let module, let expected, let actual):
+            return .revisionMismatch(module: module, expected: expected, actual: actual)
+        case .loadRefused(let problems): return .loadRefused(problems: problems.map(Self.problem))
         case .syncUnavailable(let reason): return .syncUnavailable(reason: reason)
         case .syncDenied(let uid):
             return .permissionDenied(
@@ -82,5 +82,29 @@ public enum SettingsFormatter {
                 reason: "only root and the writers of a module may sync with the remote source"
             )
         }
+    }
+
+    /// A value a load cannot apply, in words.
+    public static func problem(_ problem: LoadProblem) -> LoadProblemViewModel {
+        switch problem {
+        case .noSuchModule(let module):
+            return LoadProblemViewModel(key: module, problem: .noSuchModule, reason: "no such module")
+        case .noSuchKey(let key):
+            let module = key.prefix { $0 != "." }
+            return LoadProblemViewModel(
+                key: key,
+                problem: .noSuchKey,
+                reason: "the schema of \(module) has no such key"
+            )
+        case .invalidValue(let key, let value, let reason):
+            return LoadProblemViewModel(key: key, problem: .invalidValue, reason: "\(value): \(reason)")
+        case .keyLocked(let key, let layer):
+            return LoadProblemViewModel(key: key, problem: .keyLocked, reason: "locked by \(Self.lockSource(layer))")
+        }
+    }
+
+    /// What locks a key held by `layer`.
+    static func lockSource(_ layer: Layer) -> String {
+        layer == .mandatory ? "fleet policy (mandatory layer of the remote source)" : "the \(layer) layer"
     }
 }

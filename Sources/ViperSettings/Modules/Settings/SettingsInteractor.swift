@@ -118,7 +118,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         }
     }
 
-    private func item(at path: String) throws(SettingsFailure) -> (sectionID: String, item: ItemSchema) {
+    func item(at path: String) throws(SettingsFailure) -> (sectionID: String, item: ItemSchema) {
         let parts = path.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let item = self.schema.item(at: path) else {
             throw .noSuchKey(key: "\(self.schema.name).\(path)")
@@ -128,7 +128,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
 
     /// Lets root and the module's writers through; logs every denial as an audit entry at notice. `key` is `nil`
     /// for the whole module.
-    private func authorize(_ caller: Caller, key: String?, method: String) throws(SettingsFailure) {
+    func authorize(_ caller: Caller, key: String?, method: String) throws(SettingsFailure) {
         let writers = self.schema.writers
         if caller.mayWrite(writers, accounts: self.accounts) { return }
         var metadata: Logger.Metadata = [
@@ -145,7 +145,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         throw .permissionDenied(module: self.schema.name, uid: caller.uid, writers: writers)
     }
 
-    private func loadState() async throws(SettingsFailure) -> ModuleState {
+    func loadState() async throws(SettingsFailure) -> ModuleState {
         do {
             return try await self.repository.state(of: self.schema.name)
         } catch {
@@ -184,7 +184,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         }
     }
 
-    private func audit(_ changes: [(before: ResolvedSetting, after: ResolvedSetting)], caller: Caller) {
+    func audit(_ changes: [(before: ResolvedSetting, after: ResolvedSetting)], caller: Caller) {
         for (before, after) in changes {
             self.logger.notice(
                 "\(after.key) changed from \(before.value.logText()) to \(after.value.logText())",

@@ -45,6 +45,51 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         )
     }
 
+    public func dump(effective: Bool) async throws(SettingsErrorViewModel) -> ModuleDumpViewModel {
+        let dump: ModuleDump
+        do { dump = try await self.interactor.dump() } catch { throw SettingsFormatter.error(error) }
+        var values: [String: JSONValue] = [:]
+        for (path, value) in dump.local { values[path] = value.json }
+        var resolved: [String: EffectiveValueViewModel]?
+        if effective {
+            resolved = Dictionary(
+                dump.settings.map { ($0.key.path, EffectiveValueViewModel(value: $0.value.json, layer: $0.winner)) },
+                uniquingKeysWith: { first, _ in first }
+            )
+        }
+        return ModuleDumpViewModel(revision: dump.revision, values: values, effective: resolved)
+    }
+
+    public func load(
+        _ request: LoadRequest,
+        caller: Caller
+    ) async throws(SettingsErrorViewModel) -> (module: ModuleLoadViewModel, problems: [LoadProblemViewModel]) {
+        let outcome: LoadOutcome
+        do { outcome = try await self.interactor.load(request, caller: caller) } catch {
+            throw SettingsFormatter.error(error)
+        }
+        let changes = outcome.changes.map { change in
+            LoadChangeViewModel(
+                key: change.after.key.description,
+                old: change.before.value.json,
+                oldDisplay: SettingsFormatter.display(change.before.value),
+                oldLayer: change.before.winner,
+                value: change.after.value.json,
+                display: SettingsFormatter.display(change.after.value),
+                layer: change.after.winner
+            )
+        }
+        return (
+            ModuleLoadViewModel(
+                module: outcome.module,
+                revision: outcome.revision,
+                changed: !changes.isEmpty,
+                changes: changes
+            ),
+            outcome.problems.map(SettingsFormatter.problem)
+        )
+    }
+
     private func viewModel(
         for event: SettingsViewEvent,
         caller: Caller

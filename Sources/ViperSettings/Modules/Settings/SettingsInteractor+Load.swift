@@ -1,0 +1,105 @@
+import SettingsAPI
+
+/// Dump and load: a module's local values out, and many values in at once, all or nothing.
+extension SettingsInteractor {
+    public func dump() async throws(SettingsFailure) -> ModuleDump {
+        let (settings, revision) = try await self.resolveAll()
+        var local: [String: SettingValue] = [:]
+        for setting in settings {
+            if let value = setting.layers[.local] { local[setting.key.path] = value }
+        }
+        return ModuleDump(local: local, settings: settings, revision: revision)
+    }
+
+    public func load(_ request: LoadRequest, caller: Caller) async throws(SettingsFailure) -> LoadOutcome {
+        if request.mode != .preview { try self.authorize(caller, key: nil, method: "Load") }
+        let (values, problems) = self.parse(request.values)
+        let module = self.schema.name
+        let schema = self.schema
+        let replace = request.replace
+        if request.mode != .apply {
+            let state = try await self.loadState()
+            try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
+            let (change, locked) = Self.plan(schema: schema, values: values, replace: replace, state: state)
+            let after = change.map { $0.applied(to: state) } ?? state
+            return self.outcome(from: state, to: after, problems: problems + locked)
+        }
+        if !problems.isEmpty { throw .loadRefused(problems: problems) }
+        let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
+            try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
+            let (change, locked) = Self.plan(schema: schema, values: values, replace: replace, state: state)
+            if !locked.isEmpty { throw .loadRefused(problems: locked) }
+            return change
+        }
+        let outcome = self.outcome(from: before, to: after, problems: [])
+        self.audit(outcome.changes.map { ($0.before, $0.after) }, caller: caller)
+        return outcome
+    }
+
+    /// The values of `input` the schema has and accepts, and a problem for each other one, sorted by key.
+    private func parse(_ input: [String: JSONValue]) -> (values: [String: SettingValue], problems: [LoadProblem]) {
+        var values: [String: SettingValue] = [:]
+        var problems: [LoadProblem] = []
+        for path in input.keys.sorted() {
+            let key = "\(self.schema.name).\(path)"
+            guard let json = input[path], let item = try? self.item(at: path).item else {
+                problems.append(.noSuchKey(key: key))
+                continue
+            }
+            do {
+                values[path] = try item.type.value(fromJSON: json)
+            } catch {
+                problems.append(
+                    .invalidValue(key: key, value: json.stringValue ?? json.serialized(), reason: error.reason)
+                )
+            }
+        }
+        return (values, problems)
+    }
+
+    private static func check(revision: Int64, expected: Int64?, module: String) throws(SettingsFailure) {
+        if let expected, expected != revision {
+            throw .revisionMismatch(module: module, expected: expected, actual: revision)
+        }
+    }
+
+    /// The local change that makes the module hold `values` (and, with `replace`, nothing else), and the keys it
+    /// would change that the fleet locks. `nil` when nothing changes.
+    static func plan(
+        schema: ModuleSchema,
+        values: [String: SettingValue],
+        replace: Bool,
+        state: ModuleState
+    ) -> (change: LocalChange?, locked: [LoadProblem]) {
+        var set: [String: SettingValue] = [:]
+        var locked: [LoadProblem] = []
+        for (path, value) in values.sorted(by: { $0.key < $1.key }) where state.local[path] != value {
+            guard let item = schema.item(at: path) else { continue }
+            let section = String(path.prefix { $0 != "." })
+            let current = ResolvedSetting(module: schema.name, sectionID: section, item: item, state: state)
+            if current.isLocked {
+                locked.append(.keyLocked(key: current.key.description, layer: current.winner))
+                continue
+            }
+            set[path] = value
+        }
+        let remove = replace ? Set(state.local.keys.filter { values[$0] == nil }) : []
+        guard !set.isEmpty || !remove.isEmpty else { return (nil, locked) }
+        return (LocalChange(set: set, remove: remove, revision: state.revision), locked)
+    }
+
+    /// The outcome between two states: every key of the schema whose local value differs. For a preview, `after`
+    /// keeps the revision of `before`.
+    private func outcome(from before: ModuleState, to after: ModuleState, problems: [LoadProblem]) -> LoadOutcome {
+        var changes: [LoadOutcome.KeyChange] = []
+        for section in self.schema.sections {
+            for item in section.items {
+                let old = ResolvedSetting(module: self.schema.name, sectionID: section.id, item: item, state: before)
+                let new = ResolvedSetting(module: self.schema.name, sectionID: section.id, item: item, state: after)
+                if old.layers[.local] != new.layers[.local] { changes.append(.init(before: old, after: new)) }
+            }
+        }
+        changes.sort { $0.after.key.description < $1.after.key.description }
+        return LoadOutcome(module: self.schema.name, changes: changes, problems: problems, revision: after.revision)
+    }
+}

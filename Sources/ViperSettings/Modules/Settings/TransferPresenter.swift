@@ -1,0 +1,92 @@
+public import SettingsAPI
+
+/// Presents `Dump` and `Load`, which span modules: each module's Presenter dumps or loads its own values; this one
+/// puts them together and makes a load all or nothing across the modules it names.
+public struct TransferPresenter: Sendable {
+    private let presenters: [String: any SettingsPresenterProtocol]
+
+    /// Creates the Presenter over the modules served, by name.
+    public init(presenters: [String: any SettingsPresenterProtocol]) {
+        self.presenters = presenters
+    }
+
+    /// Shows the dump of `modules` (every module when empty) on `view`; an unknown module is `NoSuchModule`.
+    public func dump(modules: [String], effective: Bool, on view: any SettingsViewProtocol) async {
+        let names = modules.isEmpty ? self.presenters.keys.sorted() : modules
+        var dumps: [String: ModuleDumpViewModel] = [:]
+        for name in names {
+            guard let presenter = self.presenters[name] else {
+                await view.display(failure: .noSuchModule(module: name))
+                return
+            }
+            do {
+                dumps[name] = try await presenter.dump(effective: effective)
+            } catch {
+                await view.display(failure: error)
+                return
+            }
+        }
+        await view.display(.dump(DumpViewModel(modules: dumps)))
+    }
+
+    /// Loads `values` (by module) on `view`; `ifRevision` names modules of `values`. Every module is checked first, with the caller's rights: any unknown
+    /// module or key, invalid value or locked key refuses the whole load (with `dryRun`, they are listed instead),
+    /// and a module not at its `ifRevision` is `RevisionMismatch`. Then each module is stored in one durable write.
+    public func load(
+        _ values: [String: [String: JSONValue]],
+        replace: Bool,
+        ifRevision: [String: Int64],
+        dryRun: Bool,
+        caller: Caller,
+        on view: any SettingsViewProtocol
+    ) async {
+        var results: [ModuleLoadViewModel] = []
+        var checked: [(name: String, presenter: any SettingsPresenterProtocol)] = []
+        var problems: [LoadProblemViewModel] = []
+        for name in values.keys.sorted() {
+            guard let presenter = self.presenters[name] else {
+                problems.append(SettingsFormatter.problem(.noSuchModule(module: name)))
+                continue
+            }
+            let request = LoadRequest(
+                values: values[name] ?? [:],
+                replace: replace,
+                ifRevision: ifRevision[name],
+                mode: dryRun ? .preview : .verify
+            )
+            do {
+                let (result, found) = try await presenter.load(request, caller: caller)
+                results.append(result)
+                checked.append((name, presenter))
+                problems += found
+            } catch {
+                await view.display(failure: error)
+                return
+            }
+        }
+        if dryRun || !problems.isEmpty {
+            if !dryRun {
+                await view.display(failure: .loadRefused(problems: problems))
+                return
+            }
+            await view.display(.load(LoadResultViewModel(modules: results, problems: problems, applied: false)))
+            return
+        }
+        var applied: [ModuleLoadViewModel] = []
+        for (name, presenter) in checked {
+            let request = LoadRequest(
+                values: values[name] ?? [:],
+                replace: replace,
+                ifRevision: ifRevision[name],
+                mode: .apply
+            )
+            do {
+                applied.append(try await presenter.load(request, caller: caller).module)
+            } catch {
+                await view.display(failure: error)
+                return
+            }
+        }
+        await view.display(.load(LoadResultViewModel(modules: applied, problems: [], applied: true)))
+    }
+}
