@@ -17,7 +17,8 @@ public struct SettingsCtl: ParsableCommand {
         version: "settingsctl \(Self.version)",
         subcommands: [
             ModulesCommand.self, ShowCommand.self, GetCommand.self, SetCommand.self, ResetCommand.self,
-            ExplainCommand.self, WatchCommand.self, StatusCommand.self, SyncCommand.self,
+            ExplainCommand.self, WatchCommand.self, DumpCommand.self, LoadCommand.self, DiffCommand.self,
+            StatusCommand.self, SyncCommand.self,
         ]
     )
 

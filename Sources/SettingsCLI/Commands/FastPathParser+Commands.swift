@@ -46,6 +46,9 @@ extension FastPathParser {
             var command = SyncCommand()
             command.global = global
             return command
+        case .dump, .load, .diff:
+            // FastPathParser leaves these to ArgumentParser: their options are not on the fast path.
+            return nil
         }
     }
 }

@@ -14,6 +14,12 @@ package enum CommandAction: Sendable, Hashable {
     case explain(key: String)
     case status
     case sync
+    /// The local values of `modules` (every module when empty) as a dump file; with `effective` every value too.
+    case dump(modules: [String], effective: Bool)
+    /// Loads the dump file at `file` (`-`: standard input).
+    case load(file: String, dryRun: Bool, replace: Bool, ifRevision: [String: Int64])
+    /// What differs in `module` from its defaults, or with `file` what loading its values from it would change.
+    case diff(module: String, file: String?, replace: Bool)
 
     /// Calls the daemon through `client` and returns what to print: the reply as JSON when `json`, else text.
     package func output(using client: VarlinkClient, style: TextStyle, json: Bool) throws(CLIFailure) -> String {
@@ -75,7 +81,97 @@ package enum CommandAction: Sendable, Hashable {
             let text = try Self.present(json, model) { StatusRenderer.render(model, style: style) }
             try Self.failIfFailing(model.sync, output: text)
             return text
+        case .dump(let modules, let effective):
+            var parameters: [String: JSONValue] = [:]
+            if !modules.isEmpty { parameters["modules"] = .array(modules.map { .string($0) }) }
+            if effective { parameters["effective"] = true }
+            let model = try Self.request(client, .dump, .object(parameters), as: DumpViewModel.self)
+            // A dump is JSON, with or without --json: the file load reads.
+            return try Self.present(true, model) { "" }
+        case .load(let file, let dryRun, let replace, let ifRevision):
+            let dump = try DumpFile.read(path: file)
+            if let missing = ifRevision.keys.sorted().first(where: { dump.modules[$0] == nil }) {
+                throw CLIFailure(.usage, "--if-revision \(missing)=…: \(file) has no module \(missing)")
+            }
+            return try Self.load(
+                dump.modules,
+                client: client,
+                dryRun: dryRun,
+                replace: replace,
+                ifRevision: ifRevision,
+                json: json,
+                style: style
+            )
+        case .diff(let module, let file?, let replace):
+            let dump = try DumpFile.read(path: file)
+            guard let values = dump.modules[module] else {
+                let present = dump.modules.keys.sorted().joined(separator: ", ")
+                throw CLIFailure(
+                    .notFound,
+                    "\(file) has no module \(module) (it has: \(present.isEmpty ? "none" : present))"
+                )
+            }
+            return try Self.load(
+                [module: values],
+                client: client,
+                dryRun: true,
+                replace: replace,
+                ifRevision: [:],
+                json: json,
+                style: style
+            )
+        case .diff(let module, nil, _):
+            let parameters: JSONValue = ["module": .string(module)]
+            let shown = try Self.request(client, .showModule, parameters, as: ModuleViewModel.self)
+            let changes = shown.sections.flatMap(\.items).filter { $0.value != $0.defaultValue }.map { item in
+                LoadChangeViewModel(
+                    key: item.key,
+                    old: item.defaultValue,
+                    oldDisplay: item.defaultDisplay,
+                    oldLayer: .default,
+                    value: item.value,
+                    display: item.display,
+                    layer: item.layer
+                )
+            }
+            let model = ModuleLoadViewModel(
+                module: module,
+                revision: shown.revision,
+                changed: !changes.isEmpty,
+                changes: changes
+            )
+            return try Self.present(json, model) { LoadResultRenderer.render(differences: model, style: style) }
         }
+    }
+
+    /// Calls `Load` with `modules` and renders what it did, or would do; with a dry run that found values that
+    /// cannot be loaded, fails after the output with the status of the first.
+    private static func load(
+        _ modules: [String: [String: JSONValue]],
+        client: VarlinkClient,
+        dryRun: Bool,
+        replace: Bool,
+        ifRevision: [String: Int64],
+        json: Bool,
+        style: TextStyle
+    ) throws(CLIFailure) -> String {
+        var parameters: [String: JSONValue] = [
+            "modules": .object(modules.mapValues { .object(["values": .object($0)]) })
+        ]
+        if dryRun { parameters["dryRun"] = true }
+        if replace { parameters["replace"] = true }
+        if !ifRevision.isEmpty { parameters["ifRevision"] = .object(ifRevision.mapValues { .int($0) }) }
+        let model = try Self.request(client, .load, .object(parameters), as: LoadResultViewModel.self)
+        let text = try Self.present(json, model) { LoadResultRenderer.render(model, style: style) }
+        if let first = model.problems.first {
+            let count = model.problems.count
+            throw CLIFailure(
+                ExitStatus(problem: first),
+                "\(count) value\(count == 1 ? "" : "s") cannot be loaded",
+                output: text
+            )
+        }
+        return text
     }
 
     /// Exit status 9 after the output when remote sync is failing, so that scripts and monitoring notice.

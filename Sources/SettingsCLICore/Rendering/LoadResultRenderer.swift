@@ -1,0 +1,46 @@
+package import SettingsAPI
+
+/// Renders what `settingsctl load` and `diff` report: per module, the keys whose value changes (or would change,
+/// or differ), `key: old -> new (layer)`, then the values that cannot be loaded with their reasons.
+///
+/// ```
+/// network: loaded (revision 43)
+///   network.proxy.port: 3128 -> 3129 (local)
+/// display: no change
+/// ```
+package enum LoadResultRenderer {
+    /// The lines of a load, without a final newline.
+    package static func render(_ model: LoadResultViewModel, style: TextStyle = .plain) -> String {
+        var lines: [String] = []
+        for module in model.modules {
+            let heading =
+                !module.changed
+                ? "no change (revision \(module.revision))"
+                : model.applied
+                    ? "loaded (revision \(module.revision))"
+                    : "would change (now at revision \(module.revision))"
+            lines.append("\(module.module): \(heading)")
+            lines += Self.changes(module.changes, style: style)
+        }
+        if !model.problems.isEmpty {
+            lines.append("cannot be loaded (nothing \(model.applied ? "was" : "would be") loaded):")
+            lines += model.problems.map { "  \($0.key): \($0.reason)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The lines of `diff MODULE`: each key whose value is not its default.
+    package static func render(differences module: ModuleLoadViewModel, style: TextStyle = .plain) -> String {
+        guard module.changed else { return "\(module.module): every value is its default" }
+        return
+            (["\(module.module): differs from the defaults (revision \(module.revision))"]
+            + Self.changes(module.changes, style: style)).joined(separator: "\n")
+    }
+
+    private static func changes(_ changes: [LoadChangeViewModel], style: TextStyle) -> [String] {
+        changes.map { change in
+            "  \(change.key): \(change.oldDisplay) -> \(style.strong(change.display)) "
+                + style.faint("(\(change.layer.rawValue))")
+        }
+    }
+}

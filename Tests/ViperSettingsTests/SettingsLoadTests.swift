@@ -1,0 +1,148 @@
+import Logging
+import SettingsAPI
+import Testing
+import ViperSettings
+
+/// Load and dump in the Settings Interactor, over the in-memory Repository; and the Transfer Presenter that makes a
+/// load all or nothing across modules.
+@Suite("Load and dump: all or nothing, one revision, compare-and-set")
+struct SettingsLoadTests {
+    let feed = ChangeFeed()
+    let repository: InMemorySettingsRepository
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init() {
+        self.repository = InMemorySettingsRepository(
+            states: [
+                "network": ModuleState(revision: 4, local: ["proxy.port": .int(8080), "dns.cache": .bool(false)])
+            ],
+            feed: self.feed
+        )
+    }
+
+    var interactor: SettingsInteractor {
+        SettingsInteractor(
+            schema: Fixtures.network,
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: self.logger
+        )
+    }
+
+    var presenter: SettingsPresenter {
+        SettingsPresenter(interactor: self.interactor, dataManager: SettingsDataManager())
+    }
+
+    @Test("the values are stored at once, the revision moves on once, and watchers get one record")
+    func applyOnce() async throws {
+        let subscription = self.feed.subscribe(modules: ["network"])
+        let outcome = try await self.interactor.load(
+            LoadRequest(values: ["proxy.port": 3129, "proxy.mode": "auto", "dns.cache": false], mode: .apply),
+            caller: Fixtures.root
+        )
+        #expect(outcome.revision == 5)
+        #expect(outcome.changes.map(\.after.key.description) == ["network.proxy.mode", "network.proxy.port"])
+        let state = try await self.repository.state(of: "network")
+        #expect(state.local == ["proxy.port": .int(3129), "proxy.mode": .string("auto"), "dns.cache": .bool(false)])
+        guard case .records(let published) = await subscription.next() else {
+            Issue.record("no record published")
+            return
+        }
+        #expect(published.count == 1 && published[0].record.revision == 5)
+        #expect(published[0].record.changes.map(\.path) == ["proxy.mode", "proxy.port"])
+        #expect(published[0].record.cause == .client(uid: 0, pid: 42))
+    }
+
+    @Test("an unknown key or an invalid value refuses the whole load, and each is named")
+    func refused() async throws {
+        let request = LoadRequest(values: ["proxy.port": 0, "proxy.mode": "auto", "proxy.nope": 1], mode: .apply)
+        await #expect(
+            throws: SettingsFailure.loadRefused(problems: [
+                .noSuchKey(key: "network.proxy.nope"),
+                .invalidValue(key: "network.proxy.port", value: "0", reason: "must be within 1..65535"),
+            ])
+        ) {
+            try await self.interactor.load(request, caller: Fixtures.root)
+        }
+        #expect(try await self.repository.state(of: "network").local["proxy.mode"] == nil)
+        #expect(try await self.repository.state(of: "network").revision == 4)
+    }
+
+    @Test("a preview writes nothing, lists the problems, and anyone may ask; applying needs a writer")
+    func preview() async throws {
+        let request = LoadRequest(values: ["proxy.port": 9000, "proxy.nope": 1], mode: .preview)
+        let outcome = try await self.interactor.load(request, caller: Fixtures.bob)
+        #expect(outcome.problems == [.noSuchKey(key: "network.proxy.nope")])
+        #expect(outcome.changes.map { $0.after.value } == [.int(9000)])
+        #expect(outcome.revision == 4)
+        #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
+        var verify = request
+        verify.mode = .verify
+        await #expect(throws: SettingsFailure.self) { try await self.interactor.load(verify, caller: Fixtures.bob) }
+    }
+
+    @Test("a locked key refuses the load, unless the file holds the local value it already has")
+    func locked() async throws {
+        let repository = InMemorySettingsRepository(
+            states: [
+                "network": ModuleState(
+                    revision: 1,
+                    local: ["proxy.port": .int(8080)],
+                    mandatory: ["proxy.port": .int(1)]
+                )
+            ]
+        )
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: self.logger
+        )
+        let same = try await interactor.load(
+            LoadRequest(values: ["proxy.port": 8080], mode: .apply),
+            caller: Fixtures.root
+        )
+        #expect(same.changes.isEmpty && same.revision == 1)
+        await #expect(
+            throws: SettingsFailure.loadRefused(problems: [.keyLocked(key: "network.proxy.port", layer: .mandatory)])
+        ) {
+            try await interactor.load(LoadRequest(values: ["proxy.port": 9], mode: .apply), caller: Fixtures.root)
+        }
+    }
+
+    @Test("ifRevision is a compare-and-set; replace removes the local values the file lacks")
+    func compareAndSet() async throws {
+        await #expect(throws: SettingsFailure.revisionMismatch(module: "network", expected: 3, actual: 4)) {
+            try await self.interactor.load(LoadRequest(values: [:], ifRevision: 3, mode: .apply), caller: Fixtures.root)
+        }
+        let outcome = try await self.interactor.load(
+            LoadRequest(values: ["proxy.mode": "manual"], replace: true, ifRevision: 4, mode: .apply),
+            caller: Fixtures.root
+        )
+        #expect(try await self.repository.state(of: "network").local == ["proxy.mode": .string("manual")])
+        #expect(outcome.revision == 5)
+        #expect(Set(outcome.changes.map(\.after.key.path)) == ["proxy.mode", "proxy.port", "dns.cache"])
+    }
+
+    @Test("dump gives the local values; the Transfer Presenter refuses a load naming an unknown module")
+    func dumpAndTransfer() async throws {
+        let dump = try await self.presenter.dump(effective: true)
+        #expect(dump.values == ["proxy.port": 8080, "dns.cache": false] && dump.revision == 4)
+        #expect(dump.effective?["proxy.mode"] == EffectiveValueViewModel(value: "none", layer: .default))
+        let view = MockView()
+        await TransferPresenter(presenters: ["network": self.presenter]).load(
+            ["network": ["proxy.port": 1], "bogus": [:]],
+            replace: false,
+            ifRevision: [:],
+            dryRun: false,
+            caller: Fixtures.root,
+            on: view
+        )
+        guard case .failure(.loadRefused(let problems)) = view.last else {
+            Issue.record("expected LoadRefused, got \(String(describing: view.last))")
+            return
+        }
+        #expect(problems.map(\.key) == ["bogus"])
+        #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
+    }
+}
