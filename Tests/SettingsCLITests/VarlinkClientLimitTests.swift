@@ -21,6 +21,26 @@ struct VarlinkClientLimitTests {
         #expect(failure?.message.contains("did not answer within 1 s") == true)
     }
 
+    @Test("a stream (watch) waits without the timeout: messages that come after it are still read")
+    func streamOutlivesTimeout() throws {
+        // Two messages 1.5 s apart on a connection whose timeout is 1 s: a stream is silent while nothing changes.
+        let first = Array(#"{"parameters":{"event":"ready"},"continues":true}"#.utf8) + [0]
+        let second = Array(#"{"parameters":{"event":"change"},"continues":true}"#.utf8) + [0]
+        let server = FakeVarlinkServer(pieces: [first, second], pauseMicroseconds: 1_500_000)
+        let connection = try UnixSocketConnection(path: server.path, timeoutSeconds: 1)
+        try connection.send(Array(#"{"method":"io.viper.settings.Watch","more":true}"#.utf8) + [0])
+        var received: [String] = []
+        let ended = #expect(throws: UnixSocketConnection.Failure.self) {
+            try connection.receiveMessages(until: 0, limit: 1 << 20) { message in
+                received.append(String(decoding: message, as: UTF8.self))
+                return true
+            }
+        }
+        #expect(received.count == 2, "\(received)")
+        #expect(received.last?.contains("change") == true)
+        #expect(ended == .closed, "the stream ends when the server closes, not at the timeout")
+    }
+
     @Test("a reply of exactly 16 MiB is read")
     func replyAtLimit() throws {
         #expect(VarlinkClient.replyLimit == 16 << 20)

@@ -74,7 +74,7 @@ package struct UnixSocketConnection: ~Copyable {
     package func send(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            try self.waitUntilReady(for: POLLOUT)
+            try self.waitUntilReady(for: POLLOUT, deadline: self.deadline)
             let sent = bytes.withUnsafeBytes { buffer in
                 Glibc.send(
                     self.descriptor,
@@ -105,7 +105,7 @@ package struct UnixSocketConnection: ~Copyable {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { chunk.deallocate() }
         while true {
-            try self.waitUntilReady(for: POLLIN)
+            try self.waitUntilReady(for: POLLIN, deadline: self.deadline)
             let received = recv(self.descriptor, chunk.baseAddress!, chunkSize, Int32(MSG_DONTWAIT))
             if received > 0 {
                 let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<received])
@@ -162,12 +162,8 @@ package struct UnixSocketConnection: ~Copyable {
     }
 
     /// Waits until the socket is ready for `events` (or has an error or hang-up to report), at most until
-    /// `deadline` (the connection's when not given; `nil` for no limit).
-    private func waitUntilReady(
-        for events: Int32,
-        deadline: ContinuousClock.Instant?? = .none
-    ) throws(Failure) {
-        let deadline = deadline ?? self.deadline
+    /// `deadline` (`nil`: no limit).
+    private func waitUntilReady(for events: Int32, deadline: ContinuousClock.Instant?) throws(Failure) {
         var request = pollfd(fd: self.descriptor, events: Int16(events), revents: 0)
         guard let deadline else {
             while true {

@@ -26,6 +26,7 @@ package struct WatchSession: Sendable {
     /// Runs until the process is interrupted; `output` gets each line. Throws when the first connection fails, or
     /// the daemon answers with an error (no such key or module, an unreadable cursor).
     package func run(output: (String) -> Void = Self.printFlushed) throws(CLIFailure) -> Never {
+        Self.unblockStopSignals()
         var cursor = self.after
         var connectedOnce = false
         var delay = 0.1
@@ -129,6 +130,15 @@ package struct WatchSession: Sendable {
     package static func printFlushed(_ line: String) {
         print(line)
         fflush(nil)  // every output stream: stdout itself is not concurrency-safe to name
+    }
+
+    /// Lets Ctrl-C, SIGTERM and SIGHUP end the watch with their default action even when the program that started
+    /// it blocked them (threads of a test runner or a service manager's helper often do, and children inherit it).
+    private static func unblockStopSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     private static func sleep(seconds: Double) {
