@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "viper-settingsd", targets: ["viper-settingsd"]),
         .executable(name: "settingsctl", targets: ["settingsctl"]),
         .executable(name: "settingsctl-full", targets: ["settingsctl-full"]),
+        .executable(name: "viper-settings-apply", targets: ["viper-settings-apply"]),
         .library(name: "ViperSettings", targets: ["ViperSettings"]),
         // For the libFuzzer targets in Fuzz/ (a package of its own that depends on this one).
         .library(name: "SettingsAPI", targets: ["SettingsAPI"]),
@@ -27,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // The few calls into the C library every part needs: errno text and the wall clock.
@@ -35,7 +37,7 @@ let package = Package(
         // No Foundation, so that settingsctl starts fast.
         .target(
             name: "SettingsAPI",
-            resources: [.embedInCode("io.viper.settings.varlink")],
+            resources: [.embedInCode("io.viper.settings.varlink"), .embedInCode("io.viper.settings.Apply.varlink")],
             swiftSettings: strict
         ),
         // Entities, schemas and the VIPER Settings module (Interactor, Presenter, DataManager, Router, Builder).
@@ -138,7 +140,28 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The applier: renders the system's own files from settings (targets, Mustache), checks, replaces and
+        // reloads them, following the daemon with Watch; its status and dry run on a Varlink socket of its own.
+        .target(
+            name: "ViperApply",
+            dependencies: [
+                "ViperPOSIX",
+                "SettingsAPI",
+                "ViperSettings",
+                "ViperIPC",
+                "ViperSystemd",
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: strict),
+        .executableTarget(name: "viper-settings-apply", dependencies: ["ViperApply"], swiftSettings: strict),
         .executableTarget(name: "settingsctl", dependencies: ["SettingsCLICore"], swiftSettings: strict),
         .executableTarget(name: "settingsctl-full", dependencies: ["SettingsCLI"], swiftSettings: strict),
         // The Repository conformance suite every implementation passes.
@@ -190,6 +213,13 @@ let package = Package(
         .testTarget(
             name: "ViperDaemonTests",
             dependencies: ["ViperDaemon", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ViperApplyTests",
+            dependencies: [
+                "ViperApply", "SettingsAPI", "ViperTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

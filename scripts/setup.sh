@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(socat python3-venv pkg-config libsystemd-dev nginx-light etcd-server etcd-client openssl)
 if [ "${1:-}" = "--bench" ]; then
-    packages+=(hyperfine dconf-cli dconf-service dbus)
+    packages+=(hyperfine dconf-cli dconf-service dbus strace)
 fi
 missing=()
 for package in "${packages[@]}"; do

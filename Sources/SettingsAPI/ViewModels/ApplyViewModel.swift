@@ -1,0 +1,135 @@
+/// The methods of `io.viper.settings.Apply`, served by viper-settings-apply on its own socket.
+public enum ApplyMethod: String, Sendable, CaseIterable {
+    case status = "Status"
+    case dryRun = "DryRun"
+
+    /// The interface that declares these methods.
+    public static let interface = "io.viper.settings.Apply"
+
+    /// The fully qualified name, e.g. `io.viper.settings.Apply.Status`.
+    public var qualifiedName: String { "\(Self.interface).\(self.rawValue)" }
+
+    /// The IDL text of `io.viper.settings.Apply`.
+    public static let interfaceDescription = String(
+        decoding: PackageResources.io_viper_settings_Apply_varlink,
+        as: UTF8.self
+    )
+
+    /// The error `NotReady`.
+    public static let notReady = "\(Self.interface).NotReady"
+}
+
+/// A command's exit status and the end of its standard error.
+public struct CommandResultViewModel: Sendable, Hashable, Codable {
+    public var status: Int32
+    public var stderr: String
+
+    public init(status: Int32, stderr: String) {
+        self.status = status
+        self.stderr = stderr
+    }
+}
+
+/// What applying a target did, or a dry run would do.
+public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
+    public var target: String
+    public var destination: String
+    /// `unchanged`, `written`, `would-write`, `check-failed`, `reload-failed` or `failed`.
+    public var result: String
+    public var keys: [String]
+    public var revisions: [String: Int64]
+    public var check: CommandResultViewModel?
+    public var reload: CommandResultViewModel?
+    public var rollbackReload: CommandResultViewModel?
+    public var error: String?
+    public var diff: String?
+    /// Seconds since the epoch.
+    public var at: Double?
+
+    public init(
+        target: String,
+        destination: String,
+        result: String,
+        keys: [String],
+        revisions: [String: Int64],
+        check: CommandResultViewModel? = nil,
+        reload: CommandResultViewModel? = nil,
+        rollbackReload: CommandResultViewModel? = nil,
+        error: String? = nil,
+        diff: String? = nil,
+        at: Double? = nil
+    ) {
+        self.target = target
+        self.destination = destination
+        self.result = result
+        self.keys = keys
+        self.revisions = revisions
+        self.check = check
+        self.reload = reload
+        self.rollbackReload = rollbackReload
+        self.error = error
+        self.diff = diff
+        self.at = at
+    }
+}
+
+/// One target and its last outcome.
+public struct TargetStatusViewModel: Sendable, Hashable, Codable {
+    public var target: String
+    public var description: String
+    public var reads: [String]
+    public var destination: String
+    public var last: TargetOutcomeViewModel?
+
+    public init(
+        target: String,
+        description: String,
+        reads: [String],
+        destination: String,
+        last: TargetOutcomeViewModel?
+    ) {
+        self.target = target
+        self.description = description
+        self.reads = reads
+        self.destination = destination
+        self.last = last
+    }
+}
+
+/// A target file that could not be loaded.
+public struct TargetProblemViewModel: Sendable, Hashable, Codable {
+    public var file: String
+    public var reason: String
+
+    public init(file: String, reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+}
+
+/// The reply of `Status`.
+public struct ApplyStatusViewModel: Sendable, Hashable, Codable {
+    public var targets: [TargetStatusViewModel]
+    public var problems: [TargetProblemViewModel]
+    public var connected: Bool
+    public var cursor: String?
+
+    public init(targets: [TargetStatusViewModel], problems: [TargetProblemViewModel], connected: Bool, cursor: String?)
+    {
+        self.targets = targets
+        self.problems = problems
+        self.connected = connected
+        self.cursor = cursor
+    }
+}
+
+/// The reply of `DryRun`.
+public struct ApplyDryRunViewModel: Sendable, Hashable, Codable {
+    public var targets: [TargetOutcomeViewModel]
+    public var problems: [TargetProblemViewModel]
+
+    public init(targets: [TargetOutcomeViewModel], problems: [TargetProblemViewModel]) {
+        self.targets = targets
+        self.problems = problems
+    }
+}

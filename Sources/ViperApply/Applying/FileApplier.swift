@@ -1,0 +1,143 @@
+import Glibc
+import ViperPOSIX
+
+/// Puts rendered bytes in place the safe way: unchanged bytes do nothing; otherwise a temporary file beside the
+/// destination, fsync, the check, rename over the destination, fsync of the directory, the reload; a failed reload
+/// puts the previous file back (or removes the new one when there was none) and reloads again.
+public struct FileApplier: Sendable {
+    public var commands: any CommandRunning
+    /// Where a dry run writes the file its check reads (never beside the destination).
+    public var scratchDirectory: String
+
+    public init(commands: any CommandRunning, scratchDirectory: String) {
+        self.commands = commands
+        self.scratchDirectory = scratchDirectory
+    }
+
+    /// Applies `rendered` to `target`'s destination; with `dryRun`, writes nothing outside the scratch directory and
+    /// reloads nothing, but runs the check.
+    public func apply(_ target: ApplyTarget, rendered: String, dryRun: Bool = false) async -> ApplyOutcome {
+        let bytes = Array(rendered.utf8)
+        let previous: [UInt8]?
+        do throws(ApplyError) {
+            previous = try FileIO.read(target.destination)
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description)
+        }
+        if previous == bytes { return ApplyOutcome(result: .unchanged) }
+        let diff = LineDiff.unified(
+            old: previous.map { String(decoding: $0, as: UTF8.self) } ?? "",
+            new: rendered,
+            path: target.destination
+        )
+        if dryRun { return await self.dryRun(target, bytes: bytes, diff: diff) }
+
+        let directory = FileIO.directory(of: target.destination)
+        let temporary: String
+        do throws(ApplyError) {
+            try FileIO.makeDirectories(directory)
+            temporary = try FileIO.writeTemporary(
+                bytes,
+                beside: target.destination,
+                owner: target.owner,
+                group: target.group,
+                mode: target.mode
+            )
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description, diff: diff)
+        }
+        var outcome = ApplyOutcome(result: .written, diff: diff)
+        if let check = target.checkCommand(for: temporary) {
+            do throws(ApplyError) {
+                let result = try await self.commands.run(check)
+                outcome.check = result
+                guard result.succeeded else {
+                    unlink(temporary)
+                    outcome.result = .checkFailed
+                    outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
+                    return outcome
+                }
+            } catch {
+                unlink(temporary)
+                return ApplyOutcome(result: .checkFailed, error: error.description, diff: diff)
+            }
+        }
+        do throws(ApplyError) {
+            try FileIO.replace(target.destination, with: temporary)
+        } catch {
+            unlink(temporary)
+            return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
+        }
+        guard let reload = target.reload else { return outcome }
+        let reloaded: CommandResult
+        do throws(ApplyError) {
+            reloaded = try await self.commands.run(reload)
+        } catch {
+            reloaded = CommandResult(status: 127, stderr: error.description)
+        }
+        outcome.reload = reloaded
+        if reloaded.succeeded { return outcome }
+
+        // Put the previous file back, then reload again so that the program runs with it.
+        outcome.result = .reloadFailed
+        var message = "reload \(reload.joined(separator: " ")) exited with status \(reloaded.status)"
+        do throws(ApplyError) {
+            if let previous {
+                let restored = try FileIO.writeTemporary(
+                    previous,
+                    beside: target.destination,
+                    owner: target.owner,
+                    group: target.group,
+                    mode: target.mode
+                )
+                try FileIO.replace(target.destination, with: restored)
+                message += "; the previous file was put back"
+            } else {
+                try FileIO.remove(target.destination)
+                message += "; the new file was removed (there was none before)"
+            }
+        } catch {
+            message += "; putting the previous file back failed: \(error)"
+        }
+        do throws(ApplyError) {
+            let again = try await self.commands.run(reload)
+            outcome.rollbackReload = again
+            message += again.succeeded ? " and reloaded" : ", and reloading it failed too (status \(again.status))"
+        } catch {
+            message += ", and reloading it failed too: \(error)"
+        }
+        outcome.error = message
+        return outcome
+    }
+
+    private func dryRun(_ target: ApplyTarget, bytes: [UInt8], diff: String) async -> ApplyOutcome {
+        var outcome = ApplyOutcome(result: .wouldWrite, diff: diff)
+        guard target.check != nil else { return outcome }
+        let temporary: String
+        do throws(ApplyError) {
+            temporary = try FileIO.writeTemporary(
+                bytes,
+                beside: self.scratchDirectory + "/" + target.name,
+                owner: nil,
+                group: nil,
+                mode: 0o600
+            )
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description, diff: diff)
+        }
+        defer { unlink(temporary) }
+        do throws(ApplyError) {
+            let check = target.checkCommand(for: temporary) ?? []
+            let result = try await self.commands.run(check)
+            outcome.check = result
+            if !result.succeeded {
+                outcome.result = .checkFailed
+                outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
+            }
+        } catch {
+            outcome.result = .checkFailed
+            outcome.error = error.description
+        }
+        return outcome
+    }
+}

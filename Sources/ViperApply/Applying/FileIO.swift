@@ -1,0 +1,125 @@
+import Glibc
+import ViperPOSIX
+
+/// The file operations applying needs, on raw descriptors: whole reads and writes, fsync, atomic replacement.
+enum FileIO {
+    /// The file's bytes, or nil when it does not exist.
+    static func read(_ path: String) throws(ApplyError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Creates `path` and its missing parents (0755).
+    static func makeDirectories(_ path: String) throws(ApplyError) {
+        var current = ""
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw .file(path: current, operation: "create the directory", reason: SystemErrorText.describe(errno))
+            }
+        }
+    }
+
+    /// Writes `bytes` to a new temporary file in the directory of `path` (`.NAME.XXXXXX`), with the owner (when
+    /// given and running as root) and mode, fsynced; returns its path. On failure, nothing is left behind.
+    static func writeTemporary(
+        _ bytes: [UInt8],
+        beside path: String,
+        owner: UInt32?,
+        group: UInt32?,
+        mode: UInt32
+    ) throws(ApplyError) -> String {
+        let directory = Self.directory(of: path)
+        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard descriptor >= 0 else {
+            throw .file(path: directory, operation: "create a file in", reason: SystemErrorText.describe(errno))
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        func fail(_ operation: String) -> ApplyError {
+            let error = ApplyError.file(path: temporary, operation: operation, reason: SystemErrorText.describe(errno))
+            close(descriptor)
+            unlink(temporary)
+            return error
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw fail("write")
+            }
+            offset += written
+        }
+        if geteuid() == 0, let owner, let group, fchown(descriptor, owner, group) != 0 { throw fail("chown") }
+        if fchmod(descriptor, mode_t(mode)) != 0 { throw fail("chmod") }
+        if fsync(descriptor) != 0 { throw fail("fsync") }
+        if close(descriptor) != 0 {
+            let error = ApplyError.file(path: temporary, operation: "close", reason: SystemErrorText.describe(errno))
+            unlink(temporary)
+            throw error
+        }
+        return temporary
+    }
+
+    /// Renames `temporary` over `path` and fsyncs the directory, so that the new file survives a crash.
+    static func replace(_ path: String, with temporary: String) throws(ApplyError) {
+        guard rename(temporary, path) == 0 else {
+            throw .file(path: path, operation: "replace", reason: SystemErrorText.describe(errno))
+        }
+        try Self.syncDirectory(of: path)
+    }
+
+    /// Removes `path` and fsyncs its directory.
+    static func remove(_ path: String) throws(ApplyError) {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .file(path: path, operation: "remove", reason: SystemErrorText.describe(errno))
+        }
+        try Self.syncDirectory(of: path)
+    }
+
+    static func syncDirectory(of path: String) throws(ApplyError) {
+        let directory = Self.directory(of: path)
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .file(path: directory, operation: "open", reason: SystemErrorText.describe(errno))
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw .file(path: directory, operation: "fsync", reason: SystemErrorText.describe(errno))
+        }
+    }
+
+    /// Writes `bytes` to `path` atomically and durably (temporary file, fsync, rename, directory fsync).
+    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt32) throws(ApplyError) {
+        let temporary = try Self.writeTemporary(bytes, beside: path, owner: nil, group: nil, mode: mode)
+        do {
+            try Self.replace(path, with: temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// What went wrong loading a target or applying one, with a message a user can act on.
+public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A target file is not usable: its path and why.
+    case badTarget(file: String, reason: String)
+    /// A file operation on the destination (or its temporary file) failed.
+    case file(path: String, operation: String, reason: String)
+    /// A command could not be started.
+    case command(command: String, reason: String)
+    /// The settings daemon refused or broke the Watch stream.
+    case daemon(String)
+    /// The applier's state file could not be read or written.
+    case state(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .badTarget(let file, let reason): "\(file): \(reason)"
+        case .file(let path, let operation, let reason): "cannot \(operation) \(path): \(reason)"
+        case .command(let command, let reason): "cannot run \(command): \(reason)"
+        case .daemon(let message): "settings daemon: \(message)"
+        case .state(let path, let reason): "state file \(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,65 @@
+public import SettingsAPI
+
+/// What the applier keeps on disk between runs (`state.json` in its state directory): where it is in the daemon's
+/// Watch stream, the values it rendered from, and each target's last outcome.
+public struct ApplyState: Sendable, Codable, Equatable {
+    /// The Watch cursor after the last change applied.
+    public var cursor: String?
+    /// Effective values by key, as of `cursor`.
+    public var values: [String: JSONValue]
+    /// Each target's last outcome, by target name.
+    public var outcomes: [String: TargetOutcomeViewModel]
+
+    public init(
+        cursor: String? = nil,
+        values: [String: JSONValue] = [:],
+        outcomes: [String: TargetOutcomeViewModel] = [:]
+    ) {
+        self.cursor = cursor
+        self.values = values
+        self.outcomes = outcomes
+    }
+
+    /// Module revisions named by a cursor (`display:0,network:3`).
+    public static func revisions(in cursor: String?) -> [String: Int64] {
+        var revisions: [String: Int64] = [:]
+        for part in (cursor ?? "").split(separator: ",") {
+            let pieces = part.split(separator: ":")
+            if pieces.count == 2, let revision = Int64(pieces[1]) { revisions[String(pieces[0])] = revision }
+        }
+        return revisions
+    }
+}
+
+/// Reads and writes ``ApplyState`` durably: a temporary file, fsync, rename, directory fsync.
+public struct ApplyStateStore: Sendable {
+    public var path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The saved state; an empty one when there is none. A corrupt file is an error (the caller starts afresh and
+    /// says so).
+    public func load() throws(ApplyError) -> ApplyState {
+        guard let bytes = try FileIO.read(self.path) else { return ApplyState() }
+        do {
+            return try JSONValueDecoder().decode(ApplyState.self, from: JSONValue(parsing: bytes))
+        } catch {
+            throw .state(path: self.path, reason: "unreadable (\(error)); starting afresh")
+        }
+    }
+
+    public func save(_ state: ApplyState) throws(ApplyError) {
+        let value: JSONValue
+        do {
+            value = try JSONValueEncoder().encode(state)
+        } catch {
+            throw .state(path: self.path, reason: "cannot encode: \(error)")
+        }
+        var bytes: [UInt8] = []
+        value.write(into: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        try FileIO.writeAtomically(bytes, to: self.path, mode: 0o600)
+    }
+}

@@ -1,0 +1,70 @@
+public import Mustache
+
+/// A file on the host rendered from settings: one `NAME.json` in the targets directory and its Mustache template.
+public struct ApplyTarget: Sendable {
+    /// The target's name: its file's name without `.json`.
+    public var name: String
+    /// The target file it was read from, for messages.
+    public var source: String
+    /// What it is for, in words.
+    public var description: String
+    /// The modules, sections or keys whose values the template reads (`network.dns`, `power`,
+    /// `locale.language.lang`): a change to any of them renders the target again.
+    public var reads: [String]
+    /// The template, parsed.
+    public var template: MustacheTemplate
+    /// The absolute path of the file it writes.
+    public var destination: String
+    /// Owner, group and permission bits of the file written.
+    public var owner: UInt32
+    public var group: UInt32
+    public var mode: UInt32
+    /// A command run on the rendered temporary file before it replaces the destination; the argument `{file}` is
+    /// that file's path (appended when no argument is `{file}`). A non-zero exit leaves the destination untouched.
+    public var check: [String]?
+    /// A command run after the destination was replaced, so that its program reads it again.
+    public var reload: [String]?
+
+    public init(
+        name: String,
+        source: String,
+        description: String,
+        reads: [String],
+        template: MustacheTemplate,
+        destination: String,
+        owner: UInt32,
+        group: UInt32,
+        mode: UInt32,
+        check: [String]?,
+        reload: [String]?
+    ) {
+        self.name = name
+        self.source = source
+        self.description = description
+        self.reads = reads
+        self.template = template
+        self.destination = destination
+        self.owner = owner
+        self.group = group
+        self.mode = mode
+        self.check = check
+        self.reload = reload
+    }
+
+    /// Whether the template reads `key` (`module.section.item`).
+    public func reads(key: String) -> Bool {
+        self.reads.contains { key == $0 || key.hasPrefix($0 + ".") }
+    }
+
+    /// The modules it reads from.
+    public var modules: Set<String> {
+        Set(self.reads.map { String($0.prefix { $0 != "." }) })
+    }
+
+    /// `check` with `{file}` replaced by `path`, or `path` appended.
+    public func checkCommand(for path: String) -> [String]? {
+        guard let check else { return nil }
+        guard check.contains("{file}") else { return check + [path] }
+        return check.map { $0 == "{file}" ? path : $0 }
+    }
+}

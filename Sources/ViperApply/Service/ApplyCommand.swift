@@ -1,0 +1,163 @@
+public import ArgumentParser
+import Foundation
+import Logging
+import NIOPosix
+import ServiceLifecycle
+import SettingsAPI
+import ViperIPC
+import ViperSystemd
+
+/// `viper-settings-apply`: renders the system's own configuration files from settings and keeps them current.
+public struct ApplyCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "viper-settings-apply",
+        abstract: "Render the system's own configuration files from settings, and keep them current.",
+        discussion: """
+            Reads targets (NAME.json and a Mustache template) from the targets directory, follows the settings \
+            daemon with Watch, and renders each target whose values changed: unchanged bytes do nothing; \
+            otherwise a temporary file beside the destination, fsync, the target's check command, rename, fsync of \
+            the directory, its reload command. A failed check leaves the destination untouched; a failed reload \
+            puts the previous file back and reloads again. Its cursor, values and outcomes are kept in \
+            STATE_DIR/state.json, so a restart misses nothing. `settingsctl apply status` and \
+            `settingsctl apply --dry-run` ask it over its control socket (io.viper.settings.Apply).
+
+            SIGHUP re-reads the targets; SIGTERM and SIGINT stop it.
+
+            Examples:
+              viper-settings-apply --targets-dir config/apply.d --socket /run/viper-settings/io.viper.settings
+              viper-settings-apply --root /tmp/image --state-dir /tmp/apply-state --control-socket /tmp/apply.sock
+            """,
+        version: ViperSettingsVersion.current
+    )
+
+    @Option(name: .customLong("targets-dir"), help: ArgumentHelp("Where target files are read.", valueName: "dir"))
+    var targetsDirectory = "/etc/viper-settings/apply.d"
+
+    @Option(name: .long, help: ArgumentHelp("The settings daemon's socket.", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state.json is kept.", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Option(
+        name: .customLong("control-socket"),
+        help: ArgumentHelp("The socket it serves io.viper.settings.Apply on.", valueName: "path")
+    )
+    var controlSocket: String?
+
+    @Option(name: .long, help: ArgumentHelp("A directory prefixed to every destination.", valueName: "dir"))
+    var root = ""
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level")
+    )
+    var logLevel = "info"
+
+    public init() {}
+
+    public func validate() throws {
+        guard Logger.Level(rawValue: self.logLevel) != nil else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
+        }
+        guard self.root.isEmpty || self.root.hasPrefix("/") else { throw ValidationError("--root must be absolute") }
+    }
+
+    public func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let stateDirectory =
+            self.stateDirectory ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+            ?? "/var/lib/viper-settings-apply"
+        let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        let controlSocket = self.controlSocket ?? "\(runtime ?? "/run/viper-settings-apply")/io.viper.settings.Apply"
+        let daemonSocket =
+            self.socket ?? environment["VIPER_SETTINGS_SOCKET"] ?? "/run/viper-settings/io.viper.settings"
+
+        let useJournal = JournalLogHandler.isConnectedToJournal()
+        var logger = Logger(label: "viper-settings-apply") { label -> any LogHandler in
+            useJournal
+                ? JournalLogHandler(identifier: "viper-settings-apply") : StreamLogHandler.standardError(label: label)
+        }
+        logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .info
+
+        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        let scratch = stateDirectory + "/dry-run"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        let loader = ApplyTargetLoader(directory: self.targetsDirectory, root: self.root)
+        let interactor = ApplyInteractor(
+            applier: FileApplier(commands: CommandRunner(), scratchDirectory: scratch),
+            store: ApplyStateStore(path: stateDirectory + "/state.json"),
+            logger: logger
+        )
+        await interactor.replace(targets: loader.load())
+        let server = VarlinkServer(
+            configuration: VarlinkServerConfiguration(
+                endpoint: .path(controlSocket),
+                vendor: "viper-settings",
+                product: "viper-settings-apply",
+                version: ViperSettingsVersion.current,
+                url: "https://github.com/viper-settings/viper-settings",
+                maximumConnections: 64,
+                maximumConnectionsPerUID: 16,
+                idleTimeout: .seconds(60)
+            ),
+            interfaces: [ApplyVarlinkInterface(interactor: interactor)],
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger
+        )
+        let notifier = SystemdNotifier()
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: server),
+                    .init(
+                        service: DaemonWatchFollower(
+                            socketPath: daemonSocket,
+                            interactor: interactor,
+                            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                            logger: logger
+                        )
+                    ),
+                    .init(service: TargetReloadService(loader: loader, interactor: interactor, notifier: notifier)),
+                    .init(
+                        service: ApplyReadinessService(
+                            server: server,
+                            interactor: interactor,
+                            notifier: notifier,
+                            patience: .seconds(30),
+                            logger: logger
+                        )
+                    ),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        logger.info(
+            "following the settings daemon",
+            metadata: [
+                "socket": "\(daemonSocket)", "control_socket": "\(controlSocket)", "state_dir": "\(stateDirectory)",
+            ]
+        )
+        try await group.run()
+        logger.info("stopped")
+    }
+
+    /// Parses the process's arguments and runs; exits 2 on a usage error, 1 on a failure.
+    public static func start() async {
+        do {
+            var command = try Self.parseAsRoot()
+            if let apply = command as? ApplyCommand {
+                try await apply.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = Self.exitCode(for: error)
+            guard code == .validationFailure else { Self.exit(withError: error) }
+            let message = Self.fullMessage(for: error)
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            Self.exit(withError: ExitCode(2))
+        }
+    }
+}

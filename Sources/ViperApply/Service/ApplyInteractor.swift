@@ -1,0 +1,239 @@
+public import Logging
+public import SettingsAPI
+public import ViperPOSIX
+
+/// The applier's core: the targets, the values they render from, and what applying them did. It takes the Watch
+/// events the follower receives, renders every target a change touches once per batch of events, and persists its
+/// cursor after applying, so that a restart resumes where it stopped.
+public actor ApplyInteractor {
+    private var targets: [ApplyTarget] = []
+    private var problems: [ApplyError] = []
+    private var state: ApplyState
+    /// Values received since the last `ready`, after a resync (the current values that replace the old ones).
+    private var incoming: [String: JSONValue]?
+    /// True once the daemon's values are known (the first `ready`).
+    private var ready = false
+    private var connected = false
+    private var dirty: Set<String> = []
+    private let applier: FileApplier
+    private let renderer = TargetRenderer()
+    private let store: ApplyStateStore
+    private let clock: WallClock
+    private let logger: Logger
+
+    public init(applier: FileApplier, store: ApplyStateStore, clock: WallClock = .system, logger: Logger) {
+        self.applier = applier
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        do {
+            self.state = try store.load()
+        } catch {
+            logger.warning("\(error)")
+            self.state = ApplyState()
+        }
+    }
+
+    /// Where to resume the Watch stream.
+    public var cursor: String? { self.state.cursor }
+
+    /// Replaces the targets (at start and on SIGHUP), logs each refused file, and renders every target again once
+    /// the values are known.
+    public func replace(targets loaded: ApplyTargetLoader.Result) async {
+        self.targets = loaded.targets
+        self.problems = loaded.problems
+        for problem in loaded.problems {
+            self.logger.error("target not loaded: \(problem)")
+        }
+        self.logger.notice(
+            "loaded \(loaded.targets.count) targets",
+            metadata: ["targets": "\(loaded.targets.map(\.name).joined(separator: ","))"]
+        )
+        self.dirty = Set(self.targets.map(\.name))
+        if self.ready { await self.applyDirty() }
+    }
+
+    /// The follower connected (true) or lost the connection (false).
+    public func connection(_ up: Bool) {
+        self.connected = up
+        if !up { self.incoming = nil }
+    }
+
+    /// A cursor the daemon refused (its history is gone, or it is not the daemon's): start over without it.
+    public func forgetCursor() {
+        self.state.cursor = nil
+    }
+
+    /// Takes a batch of events in stream order; applies what they changed.
+    public func received(_ events: [WatchEventViewModel]) async {
+        for event in events {
+            switch event.event {
+            case .resync:
+                self.incoming = [:]
+            case .current:
+                guard let key = event.key else { continue }
+                if self.incoming == nil { self.incoming = [:] }
+                self.incoming?[key] = event.value
+            case .ready:
+                if let incoming = self.incoming {
+                    let changed = Set(incoming.keys).symmetricDifference(self.state.values.keys)
+                        .union(incoming.keys.filter { incoming[$0] != self.state.values[$0] })
+                    self.state.values = incoming
+                    self.incoming = nil
+                    self.markDirty(keys: changed)
+                }
+                if !self.ready {
+                    self.ready = true
+                    self.dirty = Set(self.targets.map(\.name))  // every target once at start
+                }
+                self.state.cursor = event.cursor
+            case .change:
+                guard let key = event.key else { continue }
+                self.state.values[key] = event.value
+                self.markDirty(keys: [key])
+                if !event.cursor.isEmpty { self.state.cursor = event.cursor }
+            }
+        }
+        if self.ready { await self.applyDirty() }
+    }
+
+    /// Every target's status.
+    public func status() -> ApplyStatusViewModel {
+        ApplyStatusViewModel(
+            targets: self.targets.map { target in
+                TargetStatusViewModel(
+                    target: target.name,
+                    description: target.description,
+                    reads: target.reads,
+                    destination: target.destination,
+                    last: self.state.outcomes[target.name]
+                )
+            },
+            problems: self.problemViewModels,
+            connected: self.connected,
+            cursor: self.state.cursor
+        )
+    }
+
+    /// What applying every target now would do, checks included; nothing is written.
+    public func dryRun() async throws(ApplyError) -> ApplyDryRunViewModel {
+        guard self.ready else { throw .daemon("the current values have not been received from the daemon yet") }
+        var outcomes: [TargetOutcomeViewModel] = []
+        for target in self.targets {
+            let rendered = self.renderer.render(target, values: self.state.values, revisions: self.revisions)
+            let outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
+            outcomes.append(self.viewModel(target, outcome, at: nil, diff: true))
+        }
+        return ApplyDryRunViewModel(targets: outcomes, problems: self.problemViewModels)
+    }
+
+    /// One line for systemd's status: targets, failures, connection.
+    public func summary() -> String {
+        guard self.ready else {
+            return "\(self.targets.count) targets; waiting for the settings daemon's values"
+        }
+        let failing = self.targets.filter { target in
+            self.state.outcomes[target.name].map { !["written", "unchanged"].contains($0.result) } ?? false
+        }
+        var text = "\(self.targets.count) targets applied"
+        if !failing.isEmpty { text += ", \(failing.count) failing (\(failing.map(\.name).joined(separator: ", ")))" }
+        if !self.problems.isEmpty { text += ", \(self.problems.count) target files refused" }
+        return text + (self.connected ? "; following the settings daemon" : "; reconnecting to the settings daemon")
+    }
+
+    /// Whether every target was applied since the values became known (for readiness).
+    public var isSettled: Bool { self.ready && self.dirty.isEmpty }
+
+    private var revisions: [String: Int64] { ApplyState.revisions(in: self.state.cursor) }
+
+    private var problemViewModels: [TargetProblemViewModel] {
+        self.problems.map { problem in
+            if case .badTarget(let file, let reason) = problem {
+                return TargetProblemViewModel(file: file, reason: reason)
+            }
+            return TargetProblemViewModel(file: "", reason: problem.description)
+        }
+    }
+
+    private func markDirty(keys: some Sequence<String>) {
+        for key in keys {
+            for target in self.targets where target.reads(key: key) { self.dirty.insert(target.name) }
+        }
+    }
+
+    private func applyDirty() async {
+        guard !self.dirty.isEmpty else { return }
+        let names = self.dirty
+        self.dirty = []
+        for target in self.targets where names.contains(target.name) {
+            let rendered = self.renderer.render(target, values: self.state.values, revisions: self.revisions)
+            let outcome = await self.applier.apply(target, rendered: rendered)
+            let model = self.viewModel(target, outcome, at: self.clock.now(), diff: false)
+            self.log(target, outcome, model)
+            if outcome.result != .unchanged || self.state.outcomes[target.name] == nil {
+                self.state.outcomes[target.name] = model
+            }
+        }
+        do {
+            try self.store.save(self.state)
+        } catch {
+            self.logger.error("\(error)")
+        }
+    }
+
+    private func viewModel(
+        _ target: ApplyTarget,
+        _ outcome: ApplyOutcome,
+        at: Double?,
+        diff: Bool
+    ) -> TargetOutcomeViewModel {
+        let revisions = self.revisions.filter { target.modules.contains($0.key) }
+        func command(_ result: CommandResult?) -> CommandResultViewModel? {
+            result.map { CommandResultViewModel(status: $0.status, stderr: $0.stderr) }
+        }
+        return TargetOutcomeViewModel(
+            target: target.name,
+            destination: target.destination,
+            result: outcome.result.rawValue,
+            keys: self.renderer.keys(of: target, in: self.state.values),
+            revisions: revisions,
+            check: command(outcome.check),
+            reload: command(outcome.reload),
+            rollbackReload: command(outcome.rollbackReload),
+            error: outcome.error,
+            diff: diff ? outcome.diff : nil,
+            at: at
+        )
+    }
+
+    private func log(_ target: ApplyTarget, _ outcome: ApplyOutcome, _ model: TargetOutcomeViewModel) {
+        var metadata: Logger.Metadata = [
+            "target": "\(target.name)",
+            "destination": "\(target.destination)",
+            "result": "\(outcome.result.rawValue)",
+            "keys": "\(model.keys.joined(separator: ","))",
+            "revisions":
+                "\(model.revisions.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))",
+        ]
+        if let check = outcome.check {
+            metadata["check_status"] = "\(check.status)"
+            if !check.stderr.isEmpty { metadata["check_stderr"] = "\(check.stderr)" }
+        }
+        if let reload = outcome.reload {
+            metadata["reload_status"] = "\(reload.status)"
+            if !reload.stderr.isEmpty { metadata["reload_stderr"] = "\(reload.stderr)" }
+        }
+        if let again = outcome.rollbackReload { metadata["rollback_reload_status"] = "\(again.status)" }
+        switch outcome.result {
+        case .unchanged:
+            self.logger.debug("\(target.destination) is up to date", metadata: metadata)
+        case .written, .wouldWrite:
+            self.logger.notice("wrote \(target.destination) (target \(target.name))", metadata: metadata)
+        case .checkFailed, .reloadFailed, .failed:
+            self.logger.error(
+                "\(target.destination) (target \(target.name)): \(outcome.error ?? outcome.result.rawValue)",
+                metadata: metadata
+            )
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import ViperIPC
+import ViperSystemd
+
+/// Re-reads the targets on every SIGHUP until graceful shutdown.
+struct TargetReloadService: Service {
+    let loader: ApplyTargetLoader
+    let interactor: ApplyInteractor
+    let notifier: SystemdNotifier
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in signals.cancelOnGracefulShutdown() {
+            self.notifier.reloading(status: "re-reading the targets")
+            await self.interactor.replace(targets: self.loader.load())
+            self.notifier.ready(status: await self.interactor.summary())
+        }
+    }
+}
+
+/// Tells systemd `READY=1` once the control socket listens and every target was rendered from the daemon's current
+/// values (or, when the daemon does not answer within `patience`, with a status that says so), and `STOPPING=1`
+/// when a graceful shutdown starts.
+struct ApplyReadinessService: Service {
+    let server: VarlinkServer
+    let interactor: ApplyInteractor
+    let notifier: SystemdNotifier
+    let patience: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try await self.server.waitUntilListening()
+        let clock = ContinuousClock()
+        let deadline = clock.now + self.patience
+        while await !self.interactor.isSettled, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))  // polling interval; ends when every target was applied
+        }
+        let status = await self.interactor.summary()
+        self.notifier.ready(status: status)
+        self.logger.info("ready: \(status)")
+        try? await gracefulShutdown()
+        self.notifier.stopping(status: "stopping")
+    }
+}

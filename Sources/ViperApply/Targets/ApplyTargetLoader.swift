@@ -1,0 +1,151 @@
+import Foundation
+import Glibc
+import Mustache
+import SettingsAPI
+
+/// Reads the targets directory: every `NAME.json` there is a target, with its template beside it. A bad target is
+/// reported with its file and reason and skipped; the others load.
+public struct ApplyTargetLoader: Sendable {
+    /// What loading found: the usable targets, by name, and a problem per unusable file.
+    public struct Result: Sendable {
+        public var targets: [ApplyTarget]
+        public var problems: [ApplyError]
+    }
+
+    /// The directory of target files.
+    public var directory: String
+    /// Prefixed to every destination (like `systemctl --root`), for images and tests; empty for the host.
+    public var root: String
+
+    public init(directory: String, root: String = "") {
+        self.directory = directory
+        self.root = root
+    }
+
+    static let fields: Set<String> = [
+        "description", "reads", "template", "destination", "owner", "group", "mode", "check", "reload",
+    ]
+
+    /// Loads every target. A directory that cannot be read is one problem and no targets.
+    public func load() -> Result {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: self.directory)
+        } catch {
+            return Result(
+                targets: [],
+                problems: [.badTarget(file: self.directory, reason: "cannot read the directory")]
+            )
+        }
+        var result = Result(targets: [], problems: [])
+        var destinations: [String: String] = [:]
+        for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let path = self.directory + "/" + name
+            do throws(ApplyError) {
+                let target = try self.load(path: path, name: String(name.dropLast(5)))
+                if let other = destinations[target.destination] {
+                    throw .badTarget(file: path, reason: "destination \(target.destination) is also target \(other)'s")
+                }
+                destinations[target.destination] = target.name
+                result.targets.append(target)
+            } catch {
+                result.problems.append(error)
+            }
+        }
+        return result
+    }
+
+    /// Loads one target file.
+    public func load(path: String, name: String) throws(ApplyError) -> ApplyTarget {
+        func bad(_ reason: String) -> ApplyError { .badTarget(file: path, reason: reason) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw bad("cannot read the file") }
+        let document: JSONValue
+        do {
+            document = try JSONValue(parsing: Array(data))
+        } catch {
+            throw bad("not JSON: \(error)")
+        }
+        guard let fields = document.objectValue else { throw bad("must be a JSON object") }
+        if let unknown = fields.keys.sorted().first(where: { !Self.fields.contains($0) }) {
+            throw bad("unknown field '\(unknown)' (known: \(Self.fields.sorted().joined(separator: ", ")))")
+        }
+        guard let reads = fields["reads"]?.arrayValue?.compactMap(\.stringValue), !reads.isEmpty,
+            reads.count == fields["reads"]?.arrayValue?.count, !reads.contains(where: \.isEmpty)
+        else { throw bad("'reads' must be a non-empty list of modules, sections or keys") }
+
+        guard let templateName = fields["template"]?.stringValue, !templateName.isEmpty else {
+            throw bad("'template' must name the template file (beside the target file)")
+        }
+        let templatePath = templateName.hasPrefix("/") ? templateName : self.directory + "/" + templateName
+        guard let templateData = FileManager.default.contents(atPath: templatePath) else {
+            throw bad("cannot read the template \(templatePath)")
+        }
+        let template: MustacheTemplate
+        do {
+            // Configuration files are text: nothing is HTML-escaped.
+            template = try MustacheTemplate(
+                string: "{{% CONTENT_TYPE: TEXT}}" + String(decoding: templateData, as: UTF8.self)
+            )
+        } catch {
+            throw bad("template \(templatePath): \(error)")
+        }
+
+        guard let destination = fields["destination"]?.stringValue, destination.hasPrefix("/"),
+            !destination.hasSuffix("/"), !destination.split(separator: "/").contains("..")
+        else { throw bad("'destination' must be an absolute path to a file, without '..'") }
+
+        let owner = try Self.account(fields["owner"], field: "owner", default: 0, path: path) { name in
+            getpwnam(name).map { $0.pointee.pw_uid }
+        }
+        let group = try Self.account(fields["group"], field: "group", default: 0, path: path) { name in
+            getgrnam(name).map { $0.pointee.gr_gid }
+        }
+        var mode: UInt32 = 0o644
+        if let value = fields["mode"] {
+            guard let text = value.stringValue, let parsed = UInt32(text, radix: 8), parsed <= 0o7777 else {
+                throw bad("'mode' must be octal permission bits as a string, such as \"0644\"")
+            }
+            mode = parsed
+        }
+        return ApplyTarget(
+            name: name,
+            source: path,
+            description: fields["description"]?.stringValue ?? "",
+            reads: reads,
+            template: template,
+            destination: self.root + destination,
+            owner: owner,
+            group: group,
+            mode: mode,
+            check: try Self.command(fields["check"], field: "check", path: path),
+            reload: try Self.command(fields["reload"], field: "reload", path: path)
+        )
+    }
+
+    private static func command(_ value: JSONValue?, field: String, path: String) throws(ApplyError) -> [String]? {
+        guard let value else { return nil }
+        guard let words = value.arrayValue?.compactMap(\.stringValue), !words.isEmpty,
+            words.count == value.arrayValue?.count, !words[0].isEmpty
+        else {
+            throw .badTarget(file: path, reason: "'\(field)' must be a command: a list of words, the program first")
+        }
+        return words
+    }
+
+    private static func account(
+        _ value: JSONValue?,
+        field: String,
+        default fallback: UInt32,
+        path: String,
+        lookup: (String) -> UInt32?
+    ) throws(ApplyError) -> UInt32 {
+        guard let value else { return fallback }
+        if let number = value.intValue, let id = UInt32(exactly: number) { return id }
+        if let name = value.stringValue {
+            if let id = UInt32(name) { return id }
+            if let id = lookup(name) { return id }
+            throw .badTarget(file: path, reason: "'\(field)' names \(name), which this host does not have")
+        }
+        throw .badTarget(file: path, reason: "'\(field)' must be a name or a number")
+    }
+}

@@ -1,0 +1,3 @@
+import ViperApply
+
+await ApplyCommand.start()
