@@ -71,12 +71,12 @@ public enum LineDiff {
                 result.append(Operation(kind: " ", text: a[i], oldLine: i, newLine: j))
                 i += 1
                 j += 1
-            } else if j < b.count, i == a.count || table[i * width + j + 1] >= table[(i + 1) * width + j] {
-                result.append(Operation(kind: "+", text: b[j], oldLine: i, newLine: j))
-                j += 1
-            } else {
+            } else if i < a.count, j == b.count || table[(i + 1) * width + j] >= table[i * width + j + 1] {
                 result.append(Operation(kind: "-", text: a[i], oldLine: i, newLine: j))
                 i += 1
+            } else {
+                result.append(Operation(kind: "+", text: b[j], oldLine: i, newLine: j))
+                j += 1
             }
         }
         return result

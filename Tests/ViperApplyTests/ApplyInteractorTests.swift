@@ -1,0 +1,151 @@
+import Logging
+import SettingsAPI
+import Testing
+import ViperTestSupport
+
+@testable import ViperApply
+
+@Suite("The applier's Interactor: events in, files out, cursor kept")
+struct ApplyInteractorTests {
+    static func current(_ key: String, _ value: JSONValue, cursor: String) -> WatchEventViewModel {
+        var event = WatchEventViewModel(event: .current, cursor: cursor)
+        event.key = key
+        event.value = value
+        return event
+    }
+
+    static func change(_ key: String, _ value: JSONValue, cursor: String) -> WatchEventViewModel {
+        var event = WatchEventViewModel(event: .change, cursor: cursor)
+        event.key = key
+        event.value = value
+        return event
+    }
+
+    static func ready(_ cursor: String) -> WatchEventViewModel { WatchEventViewModel(event: .ready, cursor: cursor) }
+
+    struct Fixture {
+        let directory: String
+        let folder: TargetFolder
+        var dns: String { self.directory + "/root/etc/dns.conf" }
+        var proxy: String { self.directory + "/root/etc/proxy.conf" }
+
+        init(_ directory: String) throws {
+            self.directory = directory
+            self.folder = try TargetFolder(directory)
+            try self.folder.write(
+                "dns",
+                ["reads": ["network.dns"], "destination": "/etc/dns.conf"],
+                template:
+                    "DNS={{#network.dns.servers}}{{.}}{{^last()}} {{/last()}}{{/network.dns.servers}} r{{revision.network}}\n"
+            )
+            try self.folder.write(
+                "proxy",
+                ["reads": ["network.proxy.host"], "destination": "/etc/proxy.conf"],
+                template: "host={{network.proxy.host}}\n"
+            )
+            try self.folder.write("broken", ["reads": [], "destination": "/etc/x"], template: "")
+        }
+
+        func interactor() async -> ApplyInteractor {
+            let interactor = ApplyInteractor(
+                applier: FileApplier(commands: CommandRunner(), scratchDirectory: self.directory),
+                store: ApplyStateStore(path: self.directory + "/state.json"),
+                clock: .init { 1_800_000_000 },
+                logger: Logger(label: "test")
+            )
+            await interactor.replace(targets: self.folder.load(root: self.directory + "/root"))
+            return interactor
+        }
+    }
+
+    @Test("nothing is written before the current values are complete; then every target, then each change")
+    func followsEvents() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:4"),
+                Self.current("network.proxy.host", "a.example", cursor: "network:4"),
+            ])
+            #expect(!Files.exists(fixture.dns))
+            await interactor.received([Self.ready("network:4")])
+            #expect(try Files.read(fixture.dns) == "DNS= r4\n")
+            #expect(try Files.read(fixture.proxy) == "host=a.example\n")
+            #expect(await interactor.isSettled)
+
+            await interactor.received([
+                Self.change("network.dns.servers", ["9.9.9.9"], cursor: "network:5"),
+                Self.change("network.dns.servers", ["9.9.9.9", "1.1.1.1"], cursor: "network:6"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=9.9.9.9 1.1.1.1 r6\n")
+            let status = await interactor.status()
+            #expect(status.cursor == "network:6")
+            #expect(status.problems.count == 1 && status.problems[0].file.hasSuffix("broken.json"))
+            let dns = status.targets.first { $0.target == "dns" }?.last
+            #expect(dns?.result == "written" && dns?.revisions == ["network": 6] && dns?.at == 1_800_000_000)
+            #expect(dns?.keys == ["network.dns.servers"])
+        }
+    }
+
+    @Test("a restart resumes from the saved cursor and values, and renders every target once")
+    func resumesFromState() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let first = await fixture.interactor()
+            await first.received([
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:2"),
+                Self.current("network.proxy.host", "a", cursor: "network:2"),
+                Self.ready("network:2"),
+            ])
+            // The file is lost while the applier is down; the changes after its cursor come on resume.
+            try Files.write("edited by hand\n", to: fixture.dns)
+            let second = await fixture.interactor()
+            #expect(await second.cursor == "network:2")
+            await second.received([
+                Self.change("network.proxy.host", "b", cursor: "network:3"), Self.ready("network:3"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r3\n")
+            #expect(try Files.read(fixture.proxy) == "host=b\n")
+            #expect(await second.cursor == "network:3")
+        }
+    }
+
+    @Test("a resync replaces every value with the current ones that follow it")
+    func resync() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:1"),
+                Self.current("network.proxy.host", "a", cursor: "network:1"),
+                Self.ready("network:1"),
+            ])
+            await interactor.received([
+                WatchEventViewModel(event: .resync, cursor: "network:9"),
+                Self.current("network.dns.servers", ["8.8.8.8"], cursor: "network:9"),
+                Self.current("network.proxy.host", "a", cursor: "network:9"),
+                Self.ready("network:9"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n")
+        }
+    }
+
+    @Test("a dry run before the values are known is refused; after, it writes nothing")
+    func dryRun() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let interactor = await fixture.interactor()
+            await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "a", cursor: "network:1"),
+                Self.ready("network:1"),
+            ])
+            try Files.write("DNS=old\n", to: fixture.dns)
+            let dry = try await interactor.dryRun()
+            #expect(dry.targets.map(\.result) == ["would-write", "unchanged"])
+            #expect(dry.targets[0].diff?.contains("-DNS=old\n+DNS= r1\n") == true, "\(dry.targets[0])")
+            #expect(try Files.read(fixture.dns) == "DNS=old\n")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import SettingsAPI
+import Testing
+import ViperTestSupport
+
+@testable import ViperApply
+
+/// The apply procedure on real files with real commands (`sh`, `grep`).
+@Suite("Applying a target to its file")
+struct FileApplierTests {
+    /// A target writing `DIR/etc/app.conf` whose reload appends to `DIR/reloads` and fails while the file holds
+    /// `bad`; its check fails when the rendered file holds `reject`.
+    struct Fixture {
+        let directory: String
+        let target: ApplyTarget
+        let applier: FileApplier
+        var destination: String { self.directory + "/etc/app.conf" }
+        var reloads: [String] {
+            ((try? Files.read(self.directory + "/reloads")) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        init(_ directory: String, check: Bool = true, reload: Bool = true) throws {
+            self.directory = directory
+            let folder = try TargetFolder(directory)
+            var fields: [String: JSONValue] = [
+                "reads": ["network"], "destination": .string(directory + "/etc/app.conf"), "mode": "0640",
+            ]
+            if check { fields["check"] = ["sh", "-c", "! grep -q reject \"$0\" || { echo rejected >&2; exit 4; }"] }
+            if reload {
+                fields["reload"] = [
+                    "sh", "-c",
+                    .string(
+                        "echo reload >> \(directory)/reloads; ! grep -q bad \(directory)/etc/app.conf || { echo cannot >&2; exit 3; }"
+                    ),
+                ]
+            }
+            try folder.write("app", .object(fields), template: "")
+            self.target = try folder.target("app")
+            try FileManager.default.createDirectory(atPath: directory + "/scratch", withIntermediateDirectories: true)
+            self.applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory + "/scratch")
+        }
+
+        /// Files in the destination's directory (no temporary file may be left there).
+        var leftovers: [String] { Files.list(self.directory + "/etc").filter { $0 != "app.conf" } }
+    }
+
+    @Test("a new file is written with its mode and reloaded; the same bytes again do nothing, not even a reload")
+    func writesThenNothing() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let first = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
+            #expect(first.result == .written, "\(first)")
+            #expect(first.check?.status == 0 && first.reload?.status == 0)
+            #expect(try Files.read(fixture.destination) == "a = 1\n")
+            let mode = try FileManager.default.attributesOfItem(atPath: fixture.destination)[.posixPermissions]
+            #expect(mode as? Int == 0o640)
+            let again = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
+            #expect(again.result == .unchanged && again.reload == nil && again.check == nil)
+            #expect(fixture.reloads == ["reload"])
+            let changed = await fixture.applier.apply(fixture.target, rendered: "a = 2\n")
+            #expect(changed.result == .written)
+            #expect(changed.diff.contains("-a = 1\n+a = 2\n"), "\(changed.diff)")
+            #expect(fixture.reloads.count == 2)
+            #expect(fixture.leftovers.isEmpty)
+        }
+    }
+
+    @Test("a failed check leaves the destination as it was, with no temporary file, and reloads nothing")
+    func checkFails() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            _ = await fixture.applier.apply(fixture.target, rendered: "good\n")
+            let outcome = await fixture.applier.apply(fixture.target, rendered: "reject\n")
+            #expect(outcome.result == .checkFailed)
+            #expect(outcome.check == CommandResult(status: 4, stderr: "rejected"))
+            #expect(outcome.error?.contains("exited with status 4") == true, "\(outcome)")
+            #expect(try Files.read(fixture.destination) == "good\n")
+            #expect(fixture.reloads == ["reload"])
+            #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+        }
+    }
+
+    @Test("a failed reload puts the previous file back and reloads again")
+    func reloadFailsAndRollsBack() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            _ = await fixture.applier.apply(fixture.target, rendered: "good\n")
+            let outcome = await fixture.applier.apply(fixture.target, rendered: "bad\n")
+            #expect(outcome.result == .reloadFailed, "\(outcome)")
+            #expect(outcome.reload == CommandResult(status: 3, stderr: "cannot"))
+            #expect(outcome.rollbackReload?.status == 0)
+            #expect(outcome.error?.contains("the previous file was put back and reloaded") == true, "\(outcome)")
+            #expect(try Files.read(fixture.destination) == "good\n")
+            #expect(fixture.reloads.count == 3)
+            #expect(fixture.leftovers.isEmpty)
+        }
+    }
+
+    @Test("a failed reload of a file that did not exist before removes it")
+    func reloadFailsWithoutPrevious() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let outcome = await fixture.applier.apply(fixture.target, rendered: "bad\n")
+            #expect(outcome.result == .reloadFailed)
+            #expect(outcome.error?.contains("the new file was removed") == true, "\(outcome)")
+            #expect(!Files.exists(fixture.destination))
+        }
+    }
+
+    @Test("a dry run runs the check on a scratch copy and writes nothing beside the destination")
+    func dryRun() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            _ = await fixture.applier.apply(fixture.target, rendered: "old\n")
+            let would = await fixture.applier.apply(fixture.target, rendered: "new\n", dryRun: true)
+            #expect(would.result == .wouldWrite && would.check?.status == 0 && would.reload == nil)
+            #expect(would.diff.contains("-old\n+new\n"))
+            let refused = await fixture.applier.apply(fixture.target, rendered: "reject\n", dryRun: true)
+            #expect(refused.result == .checkFailed && refused.check?.stderr == "rejected")
+            #expect(try Files.read(fixture.destination) == "old\n")
+            #expect(fixture.reloads == ["reload"])
+            #expect(fixture.leftovers.isEmpty && Files.list(directory + "/scratch").isEmpty)
+        }
+    }
+
+    @Test("when the file cannot be written the outcome says where and why, and nothing is left")
+    func cannotWrite() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory, check: false, reload: false)
+            try Files.write("a file where the directory should be", to: directory + "/etc")
+            let outcome = await fixture.applier.apply(fixture.target, rendered: "x\n")
+            #expect(outcome.result == .failed)
+            #expect(outcome.error?.contains("\(directory)/etc") == true, "\(outcome)")
+            #expect(try Files.read(directory + "/etc") == "a file where the directory should be")
+        }
+    }
+
+    @Test("a check command that does not exist is a failed check naming it")
+    func missingCommand() async throws {
+        let result = await #expect(throws: ApplyError.self) {
+            try await CommandRunner().run(["/nonexistent/check-tool", "x"])
+        }
+        #expect("\(result.map { "\($0)" } ?? "")".contains("cannot run /nonexistent/check-tool x"))
+    }
+}
