@@ -9,6 +9,8 @@ STATE_DIR ?= $(CURDIR)/.state
 # settingsctl runs the common command lines itself and execs settingsctl-full (ArgumentParser) for the others: a
 # static executable that links FoundationEssentials, as ArgumentParser does, starts ~0.2 ms later.
 DAEMON_FLAGS ?= -c release --static-swift-stdlib --product viper-settingsd
+# The applier (viper-settings-apply.service) is built like the daemon, in the same build folder.
+APPLY_FLAGS ?= -c release --static-swift-stdlib --product viper-settings-apply
 CLI_FLAGS ?= -c release --scratch-path .build-static -Xswiftc -static-executable \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
@@ -22,10 +24,12 @@ setup:
 ## build: release binaries, linked in bin/
 build:
 	$(SWIFT) build $(DAEMON_FLAGS)
+	$(SWIFT) build $(APPLY_FLAGS)
 	$(SWIFT) build $(CLI_FLAGS) --product settingsctl
 	$(SWIFT) build $(CLI_FLAGS) --product settingsctl-full
 	mkdir -p bin
 	ln -sf "$$($(SWIFT) build $(DAEMON_FLAGS) --show-bin-path)/viper-settingsd" bin/viper-settingsd
+	ln -sf "$$($(SWIFT) build $(APPLY_FLAGS) --show-bin-path)/viper-settings-apply" bin/viper-settings-apply
 	ln -sf "$$($(SWIFT) build $(CLI_FLAGS) --show-bin-path)/settingsctl" bin/settingsctl
 	ln -sf "$$($(SWIFT) build $(CLI_FLAGS) --show-bin-path)/settingsctl-full" bin/settingsctl-full
 

@@ -53,6 +53,17 @@ final class BackgroundCommand {
         return true
     }
 
+    /// Sends it a signal, such as SIGKILL for a crash.
+    func signal(_ number: Int32) {
+        if self.process.isRunning { kill(self.process.processIdentifier, number) }
+    }
+
+    /// Waits until it ended (after a signal) and returns its status.
+    func waitUntilExit() -> Int32 {
+        self.process.waitUntilExit()
+        return self.process.terminationStatus
+    }
+
     /// Stops it (SIGTERM; SIGKILL if it is still running a minute later) and returns its exit status. A test
     /// runner may start its children with SIGINT ignored, so Ctrl-C's signal would not do.
     @discardableResult

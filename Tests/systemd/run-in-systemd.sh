@@ -2,11 +2,14 @@
 # Boots a real systemd (PID 1 of a throwaway container) and checks viper-settings the way a user runs it:
 # install, `systemctl enable --now viper-settingsd.socket`, socket activation on the first settingsctl call,
 # StatusText, reload keeping values and open connections, journald audit fields, watchdog restart, stop,
-# `systemd-analyze verify` and `systemd-analyze security`.
+# `systemd-analyze verify` and `systemd-analyze security`; then the applier, viper-settings-apply.service: files
+# rendered on `settingsctl set` inside its sandbox, reloads reaching PID 1, a failing check keeping the old file,
+# a destination outside ReadWritePaths= refused, kill -9 during a burst of sets, its journal entries.
 #
 # Needs root with CAP_SYS_ADMIN, /lib/systemd/systemd, unshare/nsenter/setpriv, and a cgroup2 mount at
 # /sys/fs/cgroup/unified (hybrid hosts) or /sys/fs/cgroup (unified hosts).
-#   VIPER_BIN_DIR  folder holding viper-settingsd and settingsctl (default: bin, as built by `make build`)
+#   VIPER_BIN_DIR  folder holding viper-settingsd, settingsctl, settingsctl-full and viper-settings-apply
+#                  (default: bin, as built by `make build`)
 # The container: unshare pid/mount/uts/ipc, overlayfs root (lowerdir=/, upper and work on a tmpfs), fresh /proc
 # with /proc/sys read-only, /sys read-only, minimal /dev, tmpfs /run and /tmp, a child cgroup plus a cgroup
 # namespace with its own cgroup2 mount, pivot_root, container=viper-test, systemd --unit=viper-test.target.
@@ -18,7 +21,7 @@ REPO=$PWD
 BIN_DIR=$(realpath "${VIPER_BIN_DIR:-bin}")
 TARGET=viper-test.target
 BOOT_DEADLINE=${BOOT_DEADLINE:-30}     # seconds for systemd to come up
-CONTAINER_LIFETIME=${CONTAINER_LIFETIME:-300}  # hard upper bound for the whole container (timeout -k)
+CONTAINER_LIFETIME=${CONTAINER_LIFETIME:-420}  # hard upper bound for the whole container (timeout -k)
 
 passed=0
 failed=0
@@ -30,7 +33,7 @@ for tool in unshare nsenter setpriv timeout python3; do
     command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }
 done
 [ -x /lib/systemd/systemd ] || { echo "missing /lib/systemd/systemd" >&2; exit 2; }
-for name in viper-settingsd settingsctl settingsctl-full; do
+for name in viper-settingsd settingsctl settingsctl-full viper-settings-apply; do
     [ -x "$BIN_DIR/$name" ] || { echo "$BIN_DIR/$name missing: run make build or set VIPER_BIN_DIR" >&2; exit 2; }
 done
 if [ -f /sys/fs/cgroup/unified/cgroup.procs ]; then CGROUP_PARENT=/sys/fs/cgroup/unified
@@ -86,9 +89,12 @@ install -D -m 0755 "$BIN_DIR/settingsctl" "$BIN/settingsctl"
 install -D -m 0755 "$BIN_DIR/settingsctl-full" "$STAGE/usr/local/libexec/viper-settings/settingsctl-full"
 install -D -m 0644 systemd/viper-settingsd.service "$UNITS/viper-settingsd.service"
 install -D -m 0644 systemd/viper-settingsd.socket "$UNITS/viper-settingsd.socket"
-install -d -m 0755 "$STAGE/etc/viper-settings/modules"
+install -D -m 0755 "$BIN_DIR/viper-settings-apply" "$BIN/viper-settings-apply"
+install -D -m 0644 systemd/viper-settings-apply.service "$UNITS/viper-settings-apply.service"
+install -d -m 0755 "$STAGE/etc/viper-settings/modules" "$STAGE/etc/viper-settings/apply.d"
 install -m 0644 config/viper-settingsd.conf "$STAGE/etc/viper-settings/viper-settingsd.conf"
 install -m 0644 config/modules/*.json "$STAGE/etc/viper-settings/modules/"
+install -m 0644 config/apply.d/* "$STAGE/etc/viper-settings/apply.d/"
 # Man pages, where the project has them (the units' Documentation= names man:settingsctl(1)).
 have_man=no
 for page in man/*.1; do
@@ -104,6 +110,16 @@ Description=viper-settings test container
 Wants=systemd-journald.service systemd-journald.socket
 After=systemd-journald.service
 AllowIsolate=yes
+UNIT
+# A stand-in for systemd-resolved (Debian 12 ships it in a package of its own; without D-Bus it could not run here
+# anyway): the applier's reload command, `systemctl try-reload-or-restart systemd-resolved`, reaches PID 1 from the
+# sandbox and runs this ExecReload=, which counts the reloads.
+cat >"$STAGE/etc/systemd/system/systemd-resolved.service" <<'UNIT'
+[Unit]
+Description=stand-in for systemd-resolved (viper-settings test container)
+[Service]
+ExecStart=/bin/sleep infinity
+ExecReload=/bin/sh -c 'echo reload >>/run/resolved-stand-in.reloads'
 UNIT
 
 # --- The container's init: runs as PID 1 of new pid/mount/uts/ipc namespaces ------------------------------------
@@ -197,7 +213,8 @@ echo "== systemd-analyze verify"
 verify_flags=()
 [ $have_man = yes ] || { verify_flags=(--man=no); echo "(no man/*.1 in the project: verify runs with --man=no)"; }
 if verify=$(ctr systemd-analyze verify "${verify_flags[@]}" /usr/local/lib/systemd/system/viper-settingsd.socket \
-        /usr/local/lib/systemd/system/viper-settingsd.service 2>&1); then
+        /usr/local/lib/systemd/system/viper-settingsd.service \
+        /usr/local/lib/systemd/system/viper-settings-apply.service 2>&1); then
     [ -n "$verify" ] && echo "$verify"
     pass "systemd-analyze verify: no errors${verify:+ (output above)}"
 else
@@ -303,6 +320,133 @@ echo "$security"
 score=$(sed -n 's/.*Overall exposure level for viper-settingsd.service: \([0-9.]*\).*/\1/p' <<<"$security")
 echo "exposure score: ${score:-unknown}"
 check "security exposure score ${score:-?} <= 2.0" python3 -c 'import sys; sys.exit(0 if sys.argv[1] and float(sys.argv[1]) <= 2.0 else 1)' "${score:-}"
+
+# --- 7. the applier: files rendered from settings inside its sandbox --------------------------------------------
+R="/proc/$PID/root"
+RESOLVED_DROPIN=/etc/systemd/resolved.conf.d/50-viper.conf
+LOGIND_DROPIN=/etc/systemd/logind.conf.d/50-viper.conf
+apply_state_is() { [ "$(ctr systemctl is-active viper-settings-apply.service 2>/dev/null)" = "$1" ]; }
+file_has_line() { grep -qsx -- "$2" "$R$1"; }   # file_has_line PATH LINE: PATH (in the container) has LINE
+# A journal entry of the applier with every FIELD=VALUE given (and, with $WANT_KEY, naming that key in KEYS and its
+# module in REVISIONS); prints the first one's fields of interest.
+apply_entry() {
+    ctr journalctl -u viper-settings-apply -o json --no-pager "$@" 2>/dev/null | WANT_KEY=${WANT_KEY:-} python3 -c '
+import json, os, sys
+want = os.environ["WANT_KEY"]
+for line in sys.stdin:
+    try: e = json.loads(line)
+    except ValueError: continue
+    if want and (want not in e.get("KEYS", "").split(",")
+                 or not any(r.startswith(want.split(".")[0] + ":") for r in e.get("REVISIONS", "").split(","))):
+        continue
+    print("journal:", {k: e[k] for k in ("MESSAGE", "TARGET", "DESTINATION", "RESULT", "KEYS", "REVISIONS",
+                                         "CHECK_STATUS", "RELOAD_STATUS") if k in e})
+    sys.exit(0)
+sys.exit(1)'
+}
+check "systemd-resolved (stand-in) started" ctr systemctl start systemd-resolved.service
+CTR_TIMEOUT=60 check "systemctl enable --now viper-settingsd.socket viper-settings-apply.service (Type=notify)" \
+    ctr systemctl enable --now viper-settingsd.socket viper-settings-apply.service
+check "viper-settings-apply active" apply_state_is active
+echo "StatusText: $(show viper-settings-apply StatusText || true)"
+check "ExecStartPre created /etc/systemd/logind.conf.d for ReadWritePaths=" test -d "$R/etc/systemd/logind.conf.d"
+for destination in "$RESOLVED_DROPIN" "$LOGIND_DROPIN" /etc/environment.d/50-viper-proxy.conf \
+        /etc/apt/apt.conf.d/50viper-proxy /etc/apt/apt.conf.d/52viper-periodic /etc/default/locale; do
+    check "rendered at start: $destination" grep -qs 'Written by viper-settings-apply' "$R$destination"
+done
+
+reloads() { if [ -f "$R/run/resolved-stand-in.reloads" ]; then wc -l <"$R/run/resolved-stand-in.reloads"; else echo 0; fi; }
+reloads_before=$(reloads)
+check "settingsctl set network.dns.servers 9.9.9.9,1.1.1.1" ctr settingsctl set network.dns.servers 9.9.9.9,1.1.1.1
+check "$RESOLVED_DROPIN has DNS=9.9.9.9 1.1.1.1 (within 60 s)" wait_for 60 file_has_line "$RESOLVED_DROPIN" 'DNS=9.9.9.9 1.1.1.1'
+cat_config_shows() { ctr systemd-analyze cat-config systemd/resolved.conf 2>/dev/null | grep -qx 'DNS=9.9.9.9 1.1.1.1'; }
+check "systemd-analyze cat-config systemd/resolved.conf shows it" cat_config_shows
+reloaded() { [ "$(reloads)" -gt "$reloads_before" ]; }
+check "the reload command reached PID 1 from the sandbox (systemd-resolved reloaded)" wait_for 30 reloaded
+WANT_KEY=network.dns.servers check "journal: an entry for the file written (DESTINATION, RESULT=written, KEYS, REVISIONS)" \
+    wait_for 30 apply_entry DESTINATION="$RESOLVED_DROPIN" RESULT=written
+check "settingsctl set power.buttons.lid-close ignore" ctr settingsctl set power.buttons.lid-close ignore
+check "$LOGIND_DROPIN has HandleLidSwitch=ignore (within 60 s)" wait_for 60 file_has_line "$LOGIND_DROPIN" HandleLidSwitch=ignore
+
+# --- 8. a failing check keeps the old file; a destination outside ReadWritePaths= is refused ---------------------
+TEST_DESTINATION=/etc/environment.d/90-viper-test.conf
+check "settingsctl set network.proxy.port 4001" ctr settingsctl set network.proxy.port 4001
+cat >"$R/etc/viper-settings/apply.d/zz-viper-test.mustache" <<'T'
+VIPER_TEST_PORT={{network.proxy.port}}
+T
+# The check refuses port 4444 only.
+cat >"$R/etc/viper-settings/apply.d/zz-viper-test.json" <<JSON
+{"reads": ["network.proxy.port"], "template": "zz-viper-test.mustache", "destination": "$TEST_DESTINATION",
+ "check": ["/bin/sh", "-c", "! grep -qx VIPER_TEST_PORT=4444 \"\$1\"", "check", "{file}"]}
+JSON
+cat >"$R/etc/viper-settings/apply.d/zz-viper-outside.json" <<'JSON'
+{"reads": ["network.proxy.port"], "template": "zz-viper-test.mustache", "destination": "/etc/viper-outside.conf"}
+JSON
+check "systemctl reload viper-settings-apply (SIGHUP: targets read again)" ctr systemctl reload viper-settings-apply
+check "new target rendered: $TEST_DESTINATION has VIPER_TEST_PORT=4001 (within 60 s)" \
+    wait_for 60 file_has_line "$TEST_DESTINATION" VIPER_TEST_PORT=4001
+check "journal: /etc/viper-outside.conf (outside ReadWritePaths=) failed" wait_for 30 \
+    apply_entry TARGET=zz-viper-outside RESULT=failed
+check "ProtectSystem=strict: /etc/viper-outside.conf not written" test ! -e "$R/etc/viper-outside.conf"
+check "settingsctl set network.proxy.port 4444 (the check refuses it)" ctr settingsctl set network.proxy.port 4444
+check "journal: the check failed (RESULT=check-failed, CHECK_STATUS=1)" wait_for 60 \
+    apply_entry TARGET=zz-viper-test RESULT=check-failed CHECK_STATUS=1
+check "the old file stays: VIPER_TEST_PORT=4001" file_has_line "$TEST_DESTINATION" VIPER_TEST_PORT=4001
+# Status on the applier's own socket (RuntimeDirectory=): the last outcome of each target.
+cat >"$R/tmp/apply-status.py" <<'PY'
+import json, socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+s.connect("/run/viper-settings-apply/io.viper.settings.Apply")
+s.sendall(json.dumps({"method": "io.viper.settings.Apply.Status", "parameters": {}}).encode() + b"\0")
+buf = b""
+while b"\0" not in buf:
+    chunk = s.recv(65536)
+    if not chunk:
+        raise SystemExit("connection closed")
+    buf += chunk
+reply = json.loads(buf.partition(b"\0")[0])
+for t in reply["parameters"]["targets"]:
+    print(t["target"], (t.get("last") or {}).get("result"))
+PY
+status_out=$(ctr python3 /tmp/apply-status.py 2>&1 || true)
+echo "Status: $(tr '\n' ';' <<<"$status_out")"
+check "Status: zz-viper-test check-failed, resolved and logind written" \
+    bash -c 'grep -qx "zz-viper-test check-failed" <<<"$1" && grep -qx "resolved written" <<<"$1" && grep -qx "logind written" <<<"$1"' _ "$status_out"
+rm -f "$R/etc/viper-settings/apply.d/zz-viper-"*
+ctr systemctl reload viper-settings-apply || true
+
+# --- 9. kill -9 during a burst of 50 sets: systemd restarts it, the file ends with the last value ---------------
+apply_restarts_before=$(show viper-settings-apply NRestarts)
+cat >"$R/tmp/burst.sh" <<'SH'
+set -e
+for i in $(seq 1 50); do
+    settingsctl set network.dns.servers "10.0.0.$i" >/dev/null
+    if [ "$i" = 20 ]; then kill -9 "$(systemctl show -p MainPID --value viper-settings-apply)"; echo "killed after set $i"; fi
+done
+SH
+CTR_TIMEOUT=120 check "50 sets of network.dns.servers, kill -9 of the applier after the 20th" ctr bash /tmp/burst.sh
+apply_restarted() { [ "$(show viper-settings-apply NRestarts)" -gt "$apply_restarts_before" ]; }
+check "systemd restarted the applier (Restart=on-failure; within 60 s)" wait_for 60 apply_restarted
+check "active again (within 60 s)" wait_for 60 apply_state_is active
+check "$RESOLVED_DROPIN ends with the last value, DNS=10.0.0.50 (within 60 s)" \
+    wait_for 60 file_has_line "$RESOLVED_DROPIN" DNS=10.0.0.50
+echo "left in resolved.conf.d: $(ls -A "$R/etc/systemd/resolved.conf.d" | tr '\n' ' ')"
+
+# --- 10. stop and security --------------------------------------------------------------------------------------
+CTR_TIMEOUT=30 check "systemctl stop viper-settings-apply" ctr systemctl stop viper-settings-apply
+check "inactive after stop, result success" bash -c '[ "$1" = inactive ] && [ "$2" = success ]' _ \
+    "$(ctr systemctl is-active viper-settings-apply 2>/dev/null)" "$(show viper-settings-apply Result)"
+security=$(ctr systemd-analyze security --no-pager viper-settings-apply 2>&1 || true)
+score=$(sed -n 's/.*Overall exposure level for viper-settings-apply.service: \([0-9.]*\).*/\1/p' <<<"$security")
+grep '✗' <<<"$security" || true
+echo "viper-settings-apply exposure score: ${score:-unknown}"
+check "viper-settings-apply security exposure score ${score:-?} <= 2.5" \
+    python3 -c 'import sys; sys.exit(0 if sys.argv[1] and float(sys.argv[1]) <= 2.5 else 1)' "${score:-}"
+if [ "$failed" != 0 ]; then
+    echo "== journalctl -u viper-settings-apply (last 60 lines)"
+    ctr journalctl -u viper-settings-apply --no-pager 2>/dev/null | tail -60 || true
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -7,27 +7,21 @@ public struct ApplyState: Sendable, Codable, Equatable {
     public var cursor: String?
     /// Effective values by key, as of `cursor`.
     public var values: [String: JSONValue]
+    /// The revision of each value (of the change that set it), by key.
+    public var revisions: [String: Int64]
     /// Each target's last outcome, by target name.
     public var outcomes: [String: TargetOutcomeViewModel]
 
     public init(
         cursor: String? = nil,
         values: [String: JSONValue] = [:],
+        revisions: [String: Int64] = [:],
         outcomes: [String: TargetOutcomeViewModel] = [:]
     ) {
         self.cursor = cursor
         self.values = values
+        self.revisions = revisions
         self.outcomes = outcomes
-    }
-
-    /// Module revisions named by a cursor (`display:0,network:3`).
-    public static func revisions(in cursor: String?) -> [String: Int64] {
-        var revisions: [String: Int64] = [:]
-        for part in (cursor ?? "").split(separator: ",") {
-            let pieces = part.split(separator: ":")
-            if pieces.count == 2, let revision = Int64(pieces[1]) { revisions[String(pieces[0])] = revision }
-        }
-        return revisions
     }
 }
 

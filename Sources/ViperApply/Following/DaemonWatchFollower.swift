@@ -29,13 +29,13 @@ public struct DaemonWatchFollower: Service {
             var delay = Duration.milliseconds(100)
             var lost = false
             while !Task.isCancelled {
+                var reason = "the daemon closed the stream"
                 do {
-                    let streamed = try await self.follow(after: await self.interactor.cursor) {
+                    _ = try await self.follow(after: await self.interactor.cursor) {
                         if lost { self.logger.notice("reconnected to the settings daemon") }
                         lost = false
                         delay = .milliseconds(100)
                     }
-                    if streamed { delay = .milliseconds(100) }
                 } catch let refused as CursorRefused {
                     self.logger.warning(
                         "the settings daemon does not know cursor \(refused.cursor); starting over from the current values"
@@ -44,16 +44,17 @@ public struct DaemonWatchFollower: Service {
                 } catch let error as ApplyError {
                     self.logger.error("\(error)")
                 } catch {
-                    if !lost && !Task.isCancelled {
-                        self.logger.warning(
-                            "lost the connection to the settings daemon; reconnecting",
-                            metadata: ["socket": "\(self.socketPath)", "error": "\(error)"]
-                        )
-                    }
+                    reason = "\(error)"
                 }
                 await self.interactor.connection(false)
                 guard !Task.isCancelled else { break }
-                lost = true
+                if !lost {
+                    self.logger.warning(
+                        "lost the connection to the settings daemon; reconnecting",
+                        metadata: ["socket": "\(self.socketPath)", "reason": "\(reason)"]
+                    )
+                    lost = true
+                }
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(2))
             }

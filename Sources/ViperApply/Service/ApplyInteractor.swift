@@ -11,10 +11,14 @@ public actor ApplyInteractor {
     private var state: ApplyState
     /// Values received since the last `ready`, after a resync (the current values that replace the old ones).
     private var incoming: [String: JSONValue]?
+    private var incomingRevisions: [String: Int64] = [:]
     /// True once the daemon's values are known (the first `ready`).
     private var ready = false
     private var connected = false
     private var dirty: Set<String> = []
+    /// True while ``applyDirty()`` runs: a call that arrives meanwhile (a SIGHUP, reentering at an `await`) leaves
+    /// its targets in `dirty` for the running one, so that no two applies of one file overlap.
+    private var applying = false
     private let applier: FileApplier
     private let renderer = TargetRenderer()
     private let store: ApplyStateStore
@@ -56,7 +60,10 @@ public actor ApplyInteractor {
     /// The follower connected (true) or lost the connection (false).
     public func connection(_ up: Bool) {
         self.connected = up
-        if !up { self.incoming = nil }
+        if !up {
+            self.incoming = nil
+            self.incomingRevisions = [:]
+        }
     }
 
     /// A cursor the daemon refused (its history is gone, or it is not the daemon's): start over without it.
@@ -70,16 +77,20 @@ public actor ApplyInteractor {
             switch event.event {
             case .resync:
                 self.incoming = [:]
+                self.incomingRevisions = [:]
             case .current:
                 guard let key = event.key else { continue }
                 if self.incoming == nil { self.incoming = [:] }
                 self.incoming?[key] = event.value
+                self.incomingRevisions[key] = event.revision ?? 0
             case .ready:
                 if let incoming = self.incoming {
                     let changed = Set(incoming.keys).symmetricDifference(self.state.values.keys)
                         .union(incoming.keys.filter { incoming[$0] != self.state.values[$0] })
                     self.state.values = incoming
+                    self.state.revisions = self.incomingRevisions
                     self.incoming = nil
+                    self.incomingRevisions = [:]
                     self.markDirty(keys: changed)
                 }
                 if !self.ready {
@@ -90,6 +101,7 @@ public actor ApplyInteractor {
             case .change:
                 guard let key = event.key else { continue }
                 self.state.values[key] = event.value
+                self.state.revisions[key] = event.revision ?? self.state.revisions[key] ?? 0
                 self.markDirty(keys: [key])
                 if !event.cursor.isEmpty { self.state.cursor = event.cursor }
             }
@@ -120,9 +132,10 @@ public actor ApplyInteractor {
         guard self.ready else { throw .daemon("the current values have not been received from the daemon yet") }
         var outcomes: [TargetOutcomeViewModel] = []
         for target in self.targets {
-            let rendered = self.renderer.render(target, values: self.state.values, revisions: self.revisions)
+            let revisions = self.revisions(of: target)
+            let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
             let outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
-            outcomes.append(self.viewModel(target, outcome, at: nil, diff: true))
+            outcomes.append(self.viewModel(target, outcome, revisions: revisions, at: nil, diff: true))
         }
         return ApplyDryRunViewModel(targets: outcomes, problems: self.problemViewModels)
     }
@@ -142,9 +155,18 @@ public actor ApplyInteractor {
     }
 
     /// Whether every target was applied since the values became known (for readiness).
-    public var isSettled: Bool { self.ready && self.dirty.isEmpty }
+    public var isSettled: Bool { self.ready && self.dirty.isEmpty && !self.applying }
 
-    private var revisions: [String: Int64] { ApplyState.revisions(in: self.state.cursor) }
+    /// For each module `target` reads: the revision of the latest change among the keys it reads (not the module's
+    /// revision, which moves with keys the target does not read and would rewrite its file for nothing).
+    private func revisions(of target: ApplyTarget) -> [String: Int64] {
+        var revisions: [String: Int64] = [:]
+        for (key, revision) in self.state.revisions where target.reads(key: key) {
+            let module = String(key.prefix { $0 != "." })
+            revisions[module] = max(revisions[module] ?? 0, revision)
+        }
+        return revisions
+    }
 
     private var problemViewModels: [TargetProblemViewModel] {
         self.problems.map { problem in
@@ -162,32 +184,37 @@ public actor ApplyInteractor {
     }
 
     private func applyDirty() async {
-        guard !self.dirty.isEmpty else { return }
-        let names = self.dirty
-        self.dirty = []
-        for target in self.targets where names.contains(target.name) {
-            let rendered = self.renderer.render(target, values: self.state.values, revisions: self.revisions)
-            let outcome = await self.applier.apply(target, rendered: rendered)
-            let model = self.viewModel(target, outcome, at: self.clock.now(), diff: false)
-            self.log(target, outcome, model)
-            if outcome.result != .unchanged || self.state.outcomes[target.name] == nil {
-                self.state.outcomes[target.name] = model
+        guard !self.applying else { return }
+        self.applying = true
+        defer { self.applying = false }
+        while !self.dirty.isEmpty {
+            let names = self.dirty
+            self.dirty = []
+            for target in self.targets where names.contains(target.name) {
+                let revisions = self.revisions(of: target)
+                let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
+                let outcome = await self.applier.apply(target, rendered: rendered)
+                let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
+                self.log(target, outcome, model)
+                if outcome.result != .unchanged || self.state.outcomes[target.name] == nil {
+                    self.state.outcomes[target.name] = model
+                }
             }
-        }
-        do {
-            try self.store.save(self.state)
-        } catch {
-            self.logger.error("\(error)")
+            do {
+                try self.store.save(self.state)
+            } catch {
+                self.logger.error("\(error)")
+            }
         }
     }
 
     private func viewModel(
         _ target: ApplyTarget,
         _ outcome: ApplyOutcome,
+        revisions: [String: Int64],
         at: Double?,
         diff: Bool
     ) -> TargetOutcomeViewModel {
-        let revisions = self.revisions.filter { target.modules.contains($0.key) }
         func command(_ result: CommandResult?) -> CommandResultViewModel? {
             result.map { CommandResultViewModel(status: $0.status, stderr: $0.stderr) }
         }

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import ViperTestSupport
+
+/// viper-settings-apply against the real daemon: files on disk follow `settingsctl set`, also across a crash of
+/// the applier and a restart of the daemon.
+@Suite("viper-settings-apply end to end", .serialized)
+struct ApplierEndToEndTests {
+    /// Targets in a temporary folder: `dns` (checked with grep) and `proxy` (reloaded: the reload appends to a log).
+    struct Applier {
+        let daemon: DaemonHarness
+        let root: String
+        let targets: String
+        let state: String
+        let control: String
+        var dns: String { self.root + "/etc/systemd/resolved.conf.d/50-viper.conf" }
+        var proxy: String { self.root + "/etc/proxy.conf" }
+        var reloads: String { self.daemon.root.path + "/reloads" }
+
+        init(_ daemon: DaemonHarness) throws {
+            self.daemon = daemon
+            let base = daemon.root.path
+            self.root = base + "/root"
+            self.targets = base + "/apply.d"
+            self.state = base + "/apply-state"
+            self.control = base + "/run/apply.sock"
+            try FileManager.default.createDirectory(atPath: self.targets, withIntermediateDirectories: true)
+            try Files.write(
+                #"""
+                {"reads": ["network.dns"], "template": "dns.mustache",
+                 "destination": "/etc/systemd/resolved.conf.d/50-viper.conf", "check": ["grep", "-q", "^DNS=", "{file}"]}
+                """#,
+                to: self.targets + "/dns.json"
+            )
+            try Files.write(
+                "[Resolve]\nDNS={{#network.dns.servers}}{{.}}{{^last()}} {{/last()}}{{/network.dns.servers}}\n",
+                to: self.targets + "/dns.mustache"
+            )
+            try Files.write(
+                """
+                {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/proxy.conf",
+                 "reload": ["sh", "-c", "echo reloaded >> \(base)/reloads"]}
+                """,
+                to: self.targets + "/proxy.json"
+            )
+            try Files.write("port={{network.proxy.port}}\n", to: self.targets + "/proxy.mustache")
+        }
+
+        func start() throws -> BackgroundCommand {
+            try BackgroundCommand([
+                self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
+                "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
+                "--control-socket", self.control, "--root", self.root,
+            ])
+        }
+
+        /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
+        func wait(_ applier: BackgroundCommand, until path: String, contains text: String) -> Bool {
+            applier.wait { _ in ((try? Files.read(path)) ?? "").contains(text) }
+        }
+    }
+
+    @Test("every target is rendered at start; a set reaches its file; Status reports what was written")
+    func setReachesFile() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        #expect(try Files.read(fixture.dns) == "[Resolve]\nDNS=\n")
+
+        #expect(daemon.ctl(["set", "network.dns.servers", "9.9.9.9,1.1.1.1"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.dns, contains: "DNS=9.9.9.9 1.1.1.1\n"), "\(applier.stderr)")
+        #expect(try Files.read(fixture.reloads) == "reloaded\n", "a change to another target reloads nothing")
+
+        let status = try RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.Status")
+        let targets = (status?["parameters"] as? [String: Any])?["targets"] as? [[String: Any]] ?? []
+        let dns = targets.first { $0["target"] as? String == "dns" }?["last"] as? [String: Any]
+        #expect(dns?["result"] as? String == "written", "\(String(describing: status))")
+        #expect((dns?["revisions"] as? [String: Any])?["network"] as? Int == 1)
+        #expect((dns?["check"] as? [String: Any])?["status"] as? Int == 0)
+        #expect(applier.stderr.contains("wrote \(fixture.dns) (target dns)"))
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("killed with SIGKILL during a burst of sets and started again, the file ends with the last value")
+    func crashDuringBurst() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        var applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        for port in 4000..<4050 {
+            #expect(daemon.ctl(["set", "network.proxy.port", "\(port)"]).status == 0)
+            if port == 4020 {
+                applier.signal(SIGKILL)
+                #expect(applier.waitUntilExit() == 128 + SIGKILL || !applier.isRunning)
+            }
+        }
+        #expect(!((try? Files.read(fixture.proxy)) ?? "").contains("port=4049"))
+        applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=4049\n"), "\(applier.stderr)")
+        let state = try Files.read(fixture.state + "/state.json")
+        #expect(state.contains("\"cursor\""), "\(state)")
+        #expect(applier.stop() == 0)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("when the daemon restarts, the applier reconnects and follows the changes made after it")
+    func daemonRestart() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+        #expect(applier.wait { $0.stderr.contains("lost the connection to the settings daemon") }, "\(applier.stderr)")
+        try daemon.start()
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8080\n"), "\(applier.stderr)")
+        #expect(applier.stop() == 0)
+        #expect(daemon.stop() == 0)
+    }
+}
