@@ -3,8 +3,8 @@ package import SettingsCLICore
 
 /// Reads a command line before ArgumentParser does, for the cases where ArgumentParser's own answer misleads:
 /// an unknown command (it says "2 unexpected arguments"), `help` with an unknown command and no command at all
-/// (it prints the help and exits 0), `--socket=` with an empty path, and a negative number as a value (it takes
-/// `-1` for an option).
+/// (it prints the help and exits 0), `--socket=` and `--apply-socket=` with an empty path, and a negative number as
+/// a value (it takes `-1` for an option).
 package enum CommandLinePreflight {
     /// The subcommand names `settingsctl` knows, `help` included.
     package static var commandNames: [String] {
@@ -24,10 +24,13 @@ package enum CommandLinePreflight {
             if argument == "--" {
                 return kept + ["--"] + numbers + arguments[index...]
             }
-            if argument == "--socket=" || (argument == "--socket" && arguments.dropFirst(index).first == "") {
-                throw CLIFailure(.usage, "--socket needs a path")
+            for option in ["--socket", "--apply-socket"]
+            where argument == option + "=" || (argument == option && arguments.dropFirst(index).first == "") {
+                throw CLIFailure(.usage, "\(option) needs a path")
             }
-            if argument == "--socket" || argument == "--generate-completion-script", index < arguments.count {
+            if ["--socket", "--apply-socket", "--generate-completion-script"].contains(argument),
+                index < arguments.count
+            {
                 kept += [argument, arguments[index]]
                 index += 1
                 continue

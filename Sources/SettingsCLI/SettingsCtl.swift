@@ -18,7 +18,7 @@ public struct SettingsCtl: ParsableCommand {
         subcommands: [
             ModulesCommand.self, ShowCommand.self, GetCommand.self, SetCommand.self, ResetCommand.self,
             ExplainCommand.self, WatchCommand.self, DumpCommand.self, LoadCommand.self, DiffCommand.self,
-            StatusCommand.self, SyncCommand.self,
+            StatusCommand.self, SyncCommand.self, ApplyCommand.self,
         ]
     )
 
@@ -44,6 +44,7 @@ public struct SettingsCtl: ParsableCommand {
               settingsctl set network.proxy.port 8080
               settingsctl set updates.policy.channels stable,beta
               settingsctl --json show network
+              settingsctl apply --dry-run
             """
     }
 }

@@ -68,6 +68,12 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
         let text = { (key: String) in parameters[key]?.stringValue ?? "?" }
         switch name {
+        case ApplyMethod.notReady:
+            self.init(
+                .unreachable,
+                "the applier is not ready: \(text("reason")); it has not received the current values from "
+                    + "viper-settingsd yet (systemctl status viper-settings-apply viper-settingsd)"
+            )
         case "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented":
             self.init(
                 .failure,

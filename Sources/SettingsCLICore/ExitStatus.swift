@@ -12,6 +12,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     case permissionDenied = 7
     case revisionMismatch = 8
     case syncFailing = 9
+    case applyFailing = 10
 
     /// What the status means, for `--help`.
     package var meaning: String {
@@ -19,13 +20,14 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .success: "success"
         case .failure: "other failure"
         case .usage: "usage error"
-        case .unreachable: "daemon unreachable"
+        case .unreachable: "daemon unreachable (apply: applier unreachable or not ready)"
         case .notFound: "no such module or key"
         case .invalidValue: "invalid value"
         case .locked: "key locked"
         case .permissionDenied: "permission denied"
         case .revisionMismatch: "the module changed since the revision given to --if-revision; nothing loaded"
         case .syncFailing: "remote sync failing (sync and status print the state first)"
+        case .applyFailing: "apply: a target failed or a target file was refused (printed first)"
         }
     }
 

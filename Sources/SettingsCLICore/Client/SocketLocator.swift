@@ -1,6 +1,9 @@
 /// Finds the daemon's socket: `--socket PATH`, else `$VIPER_SETTINGS_SOCKET`, else the system socket when
 /// it exists, else the per-user socket in `$XDG_RUNTIME_DIR` (the daemon's default when not run as root).
 ///
+/// The applier's socket (`settingsctl apply`): `--apply-socket PATH`, else `$VIPER_SETTINGS_APPLY_SOCKET`, else
+/// its system socket.
+///
 /// The environment and the file system are injected, so that the order can be tested.
 package struct SocketLocator: Sendable {
     /// Where a socket path came from, for messages.
@@ -9,6 +12,12 @@ package struct SocketLocator: Sendable {
         case environment
         case system
         case runtimeDirectory
+        /// The applier's socket, given with `--apply-socket`.
+        case applyOption
+        /// The applier's socket, from `$VIPER_SETTINGS_APPLY_SOCKET`.
+        case applyEnvironment
+        /// The applier's system socket.
+        case applySystem
     }
 
     /// A socket path and where it came from.
@@ -28,6 +37,9 @@ package struct SocketLocator: Sendable {
             case .environment: "from \(SocketLocator.environmentVariable)"
             case .system: "the system socket"
             case .runtimeDirectory: "the per-user socket in XDG_RUNTIME_DIR"
+            case .applyOption: "given with --apply-socket"
+            case .applyEnvironment: "from \(SocketLocator.applyEnvironmentVariable)"
+            case .applySystem: "the applier's system socket"
             }
         }
     }
@@ -38,6 +50,11 @@ package struct SocketLocator: Sendable {
     package static let environmentVariable = "VIPER_SETTINGS_SOCKET"
     /// The socket's path below `$XDG_RUNTIME_DIR`.
     package static let runtimeDirectorySuffix = "viper-settings/io.viper.settings"
+
+    /// The socket of viper-settings-apply, the applier.
+    package static let applySystemPath = "/run/viper-settings-apply/io.viper.settings.Apply"
+    /// The environment variable that names another socket of the applier.
+    package static let applyEnvironmentVariable = "VIPER_SETTINGS_APPLY_SOCKET"
 
     private let environment: @Sendable (String) -> String?
     private let fileExists: @Sendable (String) -> Bool
@@ -72,5 +89,16 @@ package struct SocketLocator: Sendable {
             return Location(path: directory + separator + Self.runtimeDirectorySuffix, origin: .runtimeDirectory)
         }
         return Location(path: Self.systemPath, origin: .system)
+    }
+
+    /// The applier's socket, given the `--apply-socket` option's value if any.
+    package func locateApplier(option: String?) -> Location {
+        if let path = option, !path.isEmpty {
+            return Location(path: path, origin: .applyOption)
+        }
+        if let path = self.environment(Self.applyEnvironmentVariable), !path.isEmpty {
+            return Location(path: path, origin: .applyEnvironment)
+        }
+        return Location(path: Self.applySystemPath, origin: .applySystem)
     }
 }

@@ -5,7 +5,38 @@ package import SettingsAPI
 /// It writes `{"method": …, "parameters": …}` and a NUL byte, reads up to the next NUL byte and returns the
 /// reply's parameters. Every failure is a ``CLIFailure`` with the documented exit status: the daemon cannot be
 /// reached (3), it answered with a declared error (its own status), anything else (1).
+///
+/// It talks to viper-settingsd, or (``Peer/applier``) to viper-settings-apply on its own socket; the peer only
+/// changes what the messages call it and how they say to reach it.
 package struct VarlinkClient: Sendable {
+    /// The service at the other end of the socket, for messages.
+    package enum Peer: Sendable, Hashable {
+        /// viper-settingsd, serving `io.viper.settings`.
+        case settingsDaemon
+        /// viper-settings-apply, serving `io.viper.settings.Apply`.
+        case applier
+
+        /// What messages call it: "the settings daemon".
+        package var name: String {
+            switch self {
+            case .settingsDaemon: "the settings daemon"
+            case .applier: "the applier (viper-settings-apply)"
+            }
+        }
+
+        /// What to try when it cannot be reached.
+        package var hint: String {
+            switch self {
+            case .settingsDaemon:
+                "Is viper-settingsd running? Point settingsctl at another socket with --socket PATH"
+                    + " or \(SocketLocator.environmentVariable)=PATH."
+            case .applier:
+                "Is viper-settings-apply running? (systemctl status viper-settings-apply) Point settingsctl at"
+                    + " another socket with --apply-socket PATH or \(SocketLocator.applyEnvironmentVariable)=PATH."
+            }
+        }
+    }
+
     /// The largest reply accepted: 16 MiB.
     ///
     /// This is settingsctl's own bound, not the daemon's: the daemon's `max-message-size` (1 MiB by default)
@@ -17,10 +48,13 @@ package struct VarlinkClient: Sendable {
     package var location: SocketLocator.Location
     /// How long the whole call may take: connecting, writing the call and reading the whole reply.
     package var timeoutSeconds: Int
+    /// The service the socket belongs to, for messages.
+    package var peer: Peer
 
-    package init(location: SocketLocator.Location, timeoutSeconds: Int = 30) {
+    package init(location: SocketLocator.Location, timeoutSeconds: Int = 30, peer: Peer = .settingsDaemon) {
         self.location = location
         self.timeoutSeconds = timeoutSeconds
+        self.peer = peer
     }
 
     /// Calls `method` of `io.viper.settings` and returns the parameters of its reply.
@@ -47,40 +81,40 @@ package struct VarlinkClient: Sendable {
         } catch {
             throw self.failure(for: error)
         }
-        return try Self.decodeReply(reply)
+        return try Self.decodeReply(reply, from: self.peer)
     }
 
-    /// Reads a reply message (without its NUL byte): its parameters, or the failure its error names.
-    package static func decodeReply(_ bytes: [UInt8]) throws(CLIFailure) -> JSONValue {
+    /// Reads a reply message (without its NUL byte) of `peer`: its parameters, or the failure its error names.
+    package static func decodeReply(_ bytes: [UInt8], from peer: Peer = .settingsDaemon) throws(CLIFailure) -> JSONValue
+    {
+        let unreadable = "could not read the reply of \(peer.name)"
         let reply: JSONValue
         do {
             reply = try JSONValue(parsing: bytes)
         } catch {
-            throw CLIFailure(.failure, "could not read the reply of the settings daemon: \(error)")
+            throw CLIFailure(.failure, "\(unreadable): \(error)")
         }
         guard case .object(let members) = reply else {
-            throw CLIFailure(.failure, "could not read the reply of the settings daemon: not a JSON object")
+            throw CLIFailure(.failure, "\(unreadable): not a JSON object")
         }
         let parameters = members["parameters"] ?? .null
         let found: JSONValue = parameters == .null ? [:] : parameters
         guard case .object = found else {
-            throw CLIFailure(.failure, "could not read the reply of the settings daemon: parameters is not an object")
+            throw CLIFailure(.failure, "\(unreadable): parameters is not an object")
         }
         if let error = members["error"] {
             guard let name = error.stringValue else {
-                throw CLIFailure(.failure, "could not read the reply of the settings daemon: error is not a string")
+                throw CLIFailure(.failure, "\(unreadable): error is not a string")
             }
             throw CLIFailure(errorName: name, parameters: found)
         }
         return found
     }
 
-    /// The failure, for people, of a connection to the daemon.
+    /// The failure, for people, of a connection to the daemon (or the applier).
     package func failure(for error: UnixSocketConnection.Failure) -> CLIFailure {
-        let daemon = "the settings daemon at \(self.location.path) (\(self.location.explanation))"
-        let hint =
-            "Is viper-settingsd running? Point settingsctl at another socket with --socket PATH"
-            + " or \(SocketLocator.environmentVariable)=PATH."
+        let daemon = "\(self.peer.name) at \(self.location.path) (\(self.location.explanation))"
+        let hint = self.peer.hint
         switch error {
         case .pathTooLong:
             return CLIFailure(.unreachable, "cannot reach \(daemon): the path is too long for a Unix socket")

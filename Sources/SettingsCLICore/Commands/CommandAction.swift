@@ -205,7 +205,7 @@ package enum CommandAction: Sendable, Hashable {
     }
 
     /// `model` as JSON, pretty-printed, with `--json` (`json`), else the text `render` makes.
-    private static func present<Model: Encodable>(
+    static func present<Model: Encodable>(
         _ json: Bool,
         _ model: Model,
         _ render: () -> String

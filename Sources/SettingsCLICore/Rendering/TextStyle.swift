@@ -9,6 +9,8 @@ package struct TextStyle: Sendable, Hashable {
         case faint
         case notice
         case warning
+        /// A line a diff adds.
+        case added
     }
 
     /// Whether escape sequences are written at all.
@@ -49,6 +51,7 @@ package struct TextStyle: Sendable, Hashable {
             case .faint: "2"
             case .notice: "33"
             case .warning: "31"
+            case .added: "32"
             }
         return code.isEmpty ? text : "\u{1B}[\(code)m\(text)\u{1B}[0m"
     }
