@@ -118,8 +118,9 @@ struct BundledTargetsTests {
             #expect(byName[name]?.checkCommand(for: "/tmp/x") == ["apt-config", "-c", "/tmp/x", "dump"])
         }
         // systemd-resolved is not installed by default on Debian 12: without the unit there is nothing to reload.
-        #expect(byName["resolved"]?.reload?.last?.contains("exec systemctl try-reload-or-restart systemd-resolved") == true)
-        #expect(byName["resolved"]?.reload?.last?.hasPrefix("systemctl cat systemd-resolved.service") == true)
+        let resolvedReload = byName["resolved"]?.reload?.last ?? ""
+        #expect(resolvedReload.hasPrefix("systemctl cat systemd-resolved.service >/dev/null 2>&1 || exit 0;"))
+        #expect(resolvedReload.hasSuffix("exec systemctl try-reload-or-restart systemd-resolved.service"))
         #expect(byName["logind"]?.reload == ["systemctl", "try-reload-or-restart", "systemd-logind"])
         #expect(byName["locale"]?.reload == nil)
         #expect(byName["proxy-environment"]?.reload == nil)
