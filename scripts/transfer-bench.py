@@ -7,13 +7,13 @@ Starts its own viper-settingsd (a temporary state directory and socket) with the
 `bench`, of N int keys (1000 unless told; 10 sections of N/10). Then, for each of --runs rounds (5 unless told):
 
   * load: writes a dump-format file that gives every key a new value and times `settingsctl load FILE` (the whole
-    command: start, connect, check every value, one durable write, reply); the daemon is traced meanwhile with
-    `strace -f -e trace=fsync,fdatasync` and the calls are counted (the design says one durable write: one fsync
-    of the state file and one of its directory for the rename);
-  * dump: times `settingsctl dump bench` and checks that it prints the N values just loaded; counts its fsyncs too
-    (there should be none).
+    command: start, connect, check every value, one durable write, reply);
+  * dump: times `settingsctl dump bench` and checks that it prints the N values just loaded.
 
-Prints the median and the slowest of the rounds. A benchmark, not a test: it exits 0 unless something failed.
+Prints the median and the slowest of the rounds. One more round runs with the daemon traced by
+`strace -f -e trace=fsync,fdatasync` (not timed: strace slows every call) and counts the calls of the load (one
+durable write: one fdatasync of the journal; the first write of a module also creates its files, with an fsync of
+the directory) and of the dump (none). A benchmark, not a test: it exits 0 unless something failed.
 Needs strace (`scripts/setup.sh --bench` installs it).
 """
 
@@ -177,22 +177,31 @@ def main():
     loads, dumps, load_fsyncs, dump_fsyncs = [], [], [], []
     try:
         daemon.start()
-        for run in range(options.runs):
-            values = {name: (run + 1) * 1000 + index for index, name in enumerate(names)}
+        def round_values(run):
+            return {name: (run + 1) * 1000 + index for index, name in enumerate(names)}
+
+        def load_and_dump(run, traced):
+            values = round_values(run)
             dump_file = root / f"load-{run}.json"
             dump_file.write_text(json.dumps({"modules": {"bench": {"values": values}}}))
-            counter = SyscallCounter(daemon.process.pid, root / f"load-{run}.strace")
-            took, _ = settingsctl(bin_dir, daemon, "load", str(dump_file))
-            load_fsyncs.append(counter.stop())
-            loads.append(took)
-
-            counter = SyscallCounter(daemon.process.pid, root / f"dump-{run}.strace")
-            took, output = settingsctl(bin_dir, daemon, "dump", "bench")
-            dump_fsyncs.append(counter.stop())
-            dumps.append(took)
-            dumped = json.loads(output)["modules"]["bench"]["values"]
-            if dumped != values:
+            counter = SyscallCounter(daemon.process.pid, root / f"load-{run}.strace") if traced else None
+            load_took, _ = settingsctl(bin_dir, daemon, "load", str(dump_file))
+            if counter:
+                load_fsyncs.append(counter.stop())
+            counter = SyscallCounter(daemon.process.pid, root / f"dump-{run}.strace") if traced else None
+            dump_took, output = settingsctl(bin_dir, daemon, "dump", "bench")
+            if counter:
+                dump_fsyncs.append(counter.stop())
+            if json.loads(output)["modules"]["bench"]["values"] != values:
                 raise BenchError(f"dump after load {run} does not give the values loaded")
+            return load_took, dump_took
+
+        # Timed rounds without strace (it slows every system call), then one traced round to count fsyncs.
+        for run in range(options.runs):
+            load_took, dump_took = load_and_dump(run, traced=False)
+            loads.append(load_took)
+            dumps.append(dump_took)
+        load_and_dump(options.runs, traced=True)
     except BenchError as error:
         print(f"transfer-bench: {error}", file=sys.stderr)
         return 1
@@ -206,8 +215,8 @@ def main():
     def ms(values):
         return f"median {statistics.median(values) * 1000:7.1f} ms, slowest {max(values) * 1000:7.1f} ms"
 
-    print(f"binaries: {bin_dir}; module of {options.keys} int keys; {options.runs} rounds "
-          f"(times are whole settingsctl commands, traced by strace, which slows fsync-heavy paths)")
+    print(f"binaries: {bin_dir}; module of {options.keys} int keys; {options.runs} timed rounds (whole settingsctl "
+          f"commands), then one round traced with strace for the fsync counts")
     print(f"load of {options.keys} changed values: {ms(loads)}; fsync+fdatasync per load: {sorted(set(load_fsyncs))}")
     print(f"dump of {options.keys} values:        {ms(dumps)}; fsync+fdatasync per dump: {sorted(set(dump_fsyncs))}")
     return 0
