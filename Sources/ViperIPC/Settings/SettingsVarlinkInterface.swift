@@ -5,6 +5,7 @@ public import ViperSettings
 /// Router and sends back the ViewModel, or the declared error.
 public struct SettingsVarlinkInterface: VarlinkInterface {
     private let router: SettingsRouter
+    private let watchReplies = WatchReplyCache()
 
     /// Creates the interface on top of the module router.
     public init(router: SettingsRouter) {
@@ -53,7 +54,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
             }
             cursor = parsed
         }
-        let view = VarlinkWatchView(replies: replies)
+        let view = VarlinkWatchView(replies: replies, cache: self.watchReplies)
         await self.router.watch(targets: targets, after: cursor, view: view)
         if let failure = view.failure {
             throw VarlinkError(name: failure.errorName, parameters: failure.parameters)

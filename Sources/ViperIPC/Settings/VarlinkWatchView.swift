@@ -6,17 +6,24 @@ import ViperSettings
 /// to send as the error that ends the call.
 final class VarlinkWatchView: WatchViewProtocol {
     private let replies: any VarlinkReplySink
+    private let cache: WatchReplyCache
     private let state = Mutex<SettingsErrorViewModel?>(nil)
 
-    init(replies: any VarlinkReplySink) {
+    init(replies: any VarlinkReplySink, cache: WatchReplyCache) {
         self.replies = replies
+        self.cache = cache
     }
 
     /// The failure displayed, if any.
     var failure: SettingsErrorViewModel? { self.state.withLock { $0 } }
 
     func display(_ event: WatchEventViewModel) async throws {
-        try await self.replies.reply(try JSONValueEncoder().encode(event), continues: true)
+        // The server's own sink takes the frame encoded once for every watcher; any other sends the parameters.
+        if let connection = self.replies as? VarlinkCallReplies, connection.call.more {
+            try await connection.replyContinuing(frame: try self.cache.frame(for: event))
+        } else {
+            try await self.replies.reply(try JSONValueEncoder().encode(event), continues: true)
+        }
     }
 
     func display(failure: SettingsErrorViewModel) async {

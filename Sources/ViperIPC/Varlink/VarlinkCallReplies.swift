@@ -56,6 +56,24 @@ final class VarlinkCallReplies: VarlinkReplySink {
         try await self.send(VarlinkReply(parameters: parameters, continues: continues))
     }
 
+    /// Sends a reply with `continues` that is already encoded (`frame`: the whole message and its NUL byte), to a
+    /// call with `more`: for replies that many calls share, encoded once.
+    func replyContinuing(frame: ByteBuffer) async throws {
+        precondition(self.call.more, "a continuing reply needs a call with more")
+        let accepted = self.state.withLock { !$0.finished }
+        guard accepted else {
+            self.logger.error("Varlink handler replied after the last reply of its call")
+            throw VarlinkServerError.replyAfterLastReply
+        }
+        guard !self.call.oneway else { return }
+        do {
+            try await self.outbound.write(frame)
+        } catch {
+            self.state.withLock { $0.writeFailed = true }
+            throw error
+        }
+    }
+
     /// Sends `error` as the last reply; if the call already had its last reply, logs and drops it.
     func fail(with error: VarlinkError) async throws {
         let accepted = self.state.withLock { state in

@@ -49,19 +49,22 @@ public final class ChangeFeed: Sendable {
         let published = records.map { Published(module: module, record: $0) }
         var wake: [(CheckedContinuation<Delivery?, Never>, Delivery)] = []
         self.state.withLock { state in
-            for (id, var subscriber) in state.subscribers where subscriber.modules.contains(module) {
-                if let waiter = subscriber.waiter {
-                    subscriber.waiter = nil
+            // In place, by index: iterating the dictionary while assigning into it would copy it on every publish.
+            var index = state.subscribers.values.startIndex
+            while index != state.subscribers.values.endIndex {
+                defer { state.subscribers.values.formIndex(after: &index) }
+                guard state.subscribers.values[index].modules.contains(module) else { continue }
+                if let waiter = state.subscribers.values[index].waiter {
+                    state.subscribers.values[index].waiter = nil
                     wake.append((waiter, .records(published)))
-                } else if subscriber.overflowed {
+                } else if state.subscribers.values[index].overflowed {
                     continue
-                } else if subscriber.backlog.count + published.count > self.backlogLimit {
-                    subscriber.backlog = []
-                    subscriber.overflowed = true
+                } else if state.subscribers.values[index].backlog.count + published.count > self.backlogLimit {
+                    state.subscribers.values[index].backlog = []
+                    state.subscribers.values[index].overflowed = true
                 } else {
-                    subscriber.backlog += published
+                    state.subscribers.values[index].backlog += published
                 }
-                state.subscribers[id] = subscriber
             }
         }
         for (waiter, delivery) in wake { waiter.resume(returning: delivery) }
