@@ -115,6 +115,12 @@ public final class VarlinkServer: Service, Sendable {
             bootstrap
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // Calls are small: start reading into 1 KiB (NIO's default is 2 KiB, growing to 64 KiB), so that many
+            // idle connections (watchers) cost less; a large message still grows the buffer.
+            .childChannelOption(
+                .recvAllocator,
+                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65_536)
+            )
         let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
             // The peer's credentials are read here, on the channel's event loop, where that needs no thread hop
             // (from the connection's task it costs two thread switches, a large share of a short call).
