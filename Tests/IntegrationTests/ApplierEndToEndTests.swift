@@ -122,4 +122,24 @@ struct ApplierEndToEndTests {
         #expect(applier.stop() == 0)
         #expect(daemon.stop() == 0)
     }
+
+    @Test("a fleet value (recommended, then mandatory after a sync) reaches the file like a local one")
+    func fleetChangeReachesFile() throws {
+        let fleet = try FleetDocumentServer(
+            document: #"{"revision": "r1", "modules": {"network": {"recommended": {"dns.servers": ["10.1.1.1"]}}}}"#
+        )
+        let daemon = try DaemonHarness()
+        try daemon.start(extraArguments: ["--remote", fleet.url])
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start()
+        #expect(
+            fixture.wait(applier, until: fixture.dns, contains: "DNS=10.1.1.1\n"),
+            "\(applier.stderr)\n\(daemon.log)"
+        )
+        try fleet.update(#"{"revision": "r2", "modules": {"network": {"mandatory": {"dns.servers": ["10.2.2.2"]}}}}"#)
+        #expect(daemon.ctl(["sync"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.dns, contains: "DNS=10.2.2.2\n"), "\(applier.stderr)")
+        #expect(applier.stop() == 0)
+        #expect(daemon.stop() == 0)
+    }
 }

@@ -41,6 +41,15 @@ final class FleetDocumentServer: @unchecked Sendable {
         self.url = "http://127.0.0.1:\(port)/settings.json"
     }
 
+    /// Serves `document` from now on (written atomically: a fetch sees the old one or the new one).
+    func update(_ document: String) throws {
+        try document.write(
+            to: self.directory.appendingPathComponent("settings.json"),
+            atomically: true,
+            encoding: .utf8
+        )
+    }
+
     deinit {
         // SIGKILL: the test process may block SIGTERM, and the child inherits its signal mask.
         kill(self.process.processIdentifier, SIGKILL)
