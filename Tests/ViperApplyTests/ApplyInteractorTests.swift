@@ -83,6 +83,11 @@ struct ApplyInteractorTests {
             let status = await interactor.status()
             #expect(status.cursor == "network:6")
             #expect(status.problems.count == 1 && status.problems[0].file.hasSuffix("broken.json"))
+            // A target reading something the daemon does not have is loaded, and reported.
+            try fixture.folder.write("typo", ["reads": ["network.dsn"], "destination": "/etc/typo"], template: "")
+            await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
+            let typo = await interactor.status().problems.first { $0.file.hasSuffix("typo.json") }
+            #expect(typo?.reason.contains("'reads' names network.dsn, which the settings daemon does not have") == true)
             let dns = status.targets.first { $0.target == "dns" }?.last
             #expect(dns?.result == "written" && dns?.revisions == ["network": 6] && dns?.at == 1_800_000_000)
             #expect(dns?.keys == ["network.dns.servers"])

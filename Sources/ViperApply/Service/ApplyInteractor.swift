@@ -96,6 +96,9 @@ public actor ApplyInteractor {
                 if !self.ready {
                     self.ready = true
                     self.dirty = Set(self.targets.map(\.name))  // every target once at start
+                    for (target, reason) in self.unknownReads {
+                        self.logger.warning("\(target.source): \(reason)", metadata: ["target": "\(target.name)"])
+                    }
                 }
                 self.state.cursor = event.cursor
             case .change:
@@ -169,11 +172,24 @@ public actor ApplyInteractor {
     }
 
     private var problemViewModels: [TargetProblemViewModel] {
-        self.problems.map { problem in
+        let refused = self.problems.map { problem in
             if case .badTarget(let file, let reason) = problem {
                 return TargetProblemViewModel(file: file, reason: reason)
             }
             return TargetProblemViewModel(file: "", reason: problem.description)
+        }
+        return refused + self.unknownReads.map { TargetProblemViewModel(file: $0.target.source, reason: $0.reason) }
+    }
+
+    /// Once the daemon's values are known: each `reads` entry that names no module, section or key the daemon has
+    /// (a typo, or a module removed), which the target renders as empty.
+    private var unknownReads: [(target: ApplyTarget, reason: String)] {
+        guard self.ready else { return [] }
+        let keys = self.state.values.keys
+        return self.targets.flatMap { target in
+            target.reads.filter { read in !keys.contains { $0 == read || $0.hasPrefix(read + ".") } }.map { read in
+                (target, "'reads' names \(read), which the settings daemon does not have: it renders as empty")
+            }
         }
     }
 
