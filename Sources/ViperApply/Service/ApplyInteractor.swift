@@ -8,7 +8,7 @@ public import ViperPOSIX
 public actor ApplyInteractor {
     private var targets: [ApplyTarget] = []
     private var problems: [ApplyError] = []
-    private var state: ApplyState
+    var state: ApplyState
     /// Values received since the last `ready`, after a resync (the current values that replace the old ones).
     private var incoming: [String: JSONValue]?
     private var incomingRevisions: [String: Int64] = [:]
@@ -20,10 +20,10 @@ public actor ApplyInteractor {
     /// its targets in `dirty` for the running one, so that no two applies of one file overlap.
     private var applying = false
     private let applier: FileApplier
-    private let renderer = TargetRenderer()
+    let renderer = TargetRenderer()
     private let store: ApplyStateStore
     private let clock: WallClock
-    private let logger: Logger
+    let logger: Logger
 
     public init(applier: FileApplier, store: ApplyStateStore, clock: WallClock = .system, logger: Logger) {
         self.applier = applier
@@ -221,62 +221,6 @@ public actor ApplyInteractor {
             } catch {
                 self.logger.error("\(error)")
             }
-        }
-    }
-
-    private func viewModel(
-        _ target: ApplyTarget,
-        _ outcome: ApplyOutcome,
-        revisions: [String: Int64],
-        at: Double?,
-        diff: Bool
-    ) -> TargetOutcomeViewModel {
-        func command(_ result: CommandResult?) -> CommandResultViewModel? {
-            result.map { CommandResultViewModel(status: $0.status, stderr: $0.stderr) }
-        }
-        return TargetOutcomeViewModel(
-            target: target.name,
-            destination: target.destination,
-            result: outcome.result.rawValue,
-            keys: self.renderer.keys(of: target, in: self.state.values),
-            revisions: revisions,
-            check: command(outcome.check),
-            reload: command(outcome.reload),
-            rollbackReload: command(outcome.rollbackReload),
-            error: outcome.error,
-            diff: diff ? outcome.diff : nil,
-            at: at
-        )
-    }
-
-    private func log(_ target: ApplyTarget, _ outcome: ApplyOutcome, _ model: TargetOutcomeViewModel) {
-        var metadata: Logger.Metadata = [
-            "target": "\(target.name)",
-            "destination": "\(target.destination)",
-            "result": "\(outcome.result.rawValue)",
-            "keys": "\(model.keys.joined(separator: ","))",
-            "revisions":
-                "\(model.revisions.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))",
-        ]
-        if let check = outcome.check {
-            metadata["check_status"] = "\(check.status)"
-            if !check.stderr.isEmpty { metadata["check_stderr"] = "\(check.stderr)" }
-        }
-        if let reload = outcome.reload {
-            metadata["reload_status"] = "\(reload.status)"
-            if !reload.stderr.isEmpty { metadata["reload_stderr"] = "\(reload.stderr)" }
-        }
-        if let again = outcome.rollbackReload { metadata["rollback_reload_status"] = "\(again.status)" }
-        switch outcome.result {
-        case .unchanged:
-            self.logger.debug("\(target.destination) is up to date", metadata: metadata)
-        case .written, .wouldWrite:
-            self.logger.notice("wrote \(target.destination) (target \(target.name))", metadata: metadata)
-        case .checkFailed, .reloadFailed, .failed:
-            self.logger.error(
-                "\(target.destination) (target \(target.name)): \(outcome.error ?? outcome.result.rawValue)",
-                metadata: metadata
-            )
         }
     }
 }
