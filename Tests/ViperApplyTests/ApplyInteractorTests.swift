@@ -118,6 +118,23 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("a corrupt state file is moved aside and the applier starts afresh, rendering every target")
+    func corruptState() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try Files.write("{garbage", to: directory + "/state.json")
+            let interactor = await fixture.interactor()
+            #expect(await interactor.cursor == nil)
+            #expect(try Files.read(directory + "/state.json.corrupt") == "{garbage")
+            await interactor.received([
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:2"),
+                Self.current("network.proxy.host", "a", cursor: "network:2"), Self.ready("network:2"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r2\n")
+            #expect(await interactor.cursor == "network:2")
+        }
+    }
+
     @Test("a resync replaces every value with the current ones that follow it")
     func resync() async throws {
         try await TemporaryDirectory.with { directory in

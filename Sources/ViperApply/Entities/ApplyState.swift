@@ -1,3 +1,4 @@
+import Glibc
 public import SettingsAPI
 
 /// What the applier keeps on disk between runs (`state.json` in its state directory): where it is in the daemon's
@@ -33,14 +34,19 @@ public struct ApplyStateStore: Sendable {
         self.path = path
     }
 
-    /// The saved state; an empty one when there is none. A corrupt file is an error (the caller starts afresh and
-    /// says so).
+    /// The saved state; an empty one when there is none. A corrupt file is moved aside to `state.json.corrupt`
+    /// (kept for a look) and is an error: the caller starts afresh, renders every target, and says so.
     public func load() throws(ApplyError) -> ApplyState {
         guard let bytes = try FileIO.read(self.path) else { return ApplyState() }
         do {
             return try JSONValueDecoder().decode(ApplyState.self, from: JSONValue(parsing: bytes))
         } catch {
-            throw .state(path: self.path, reason: "unreadable (\(error)); starting afresh")
+            let aside = self.path + ".corrupt"
+            let moved = rename(self.path, aside) == 0
+            throw .state(
+                path: self.path,
+                reason: "unreadable (\(error))\(moved ? ", moved to \(aside)" : ""); starting afresh"
+            )
         }
     }
 

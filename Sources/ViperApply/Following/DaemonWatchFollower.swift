@@ -28,11 +28,15 @@ public struct DaemonWatchFollower: Service {
         await cancelWhenGracefulShutdown {
             var delay = Duration.milliseconds(100)
             var lost = false
+            var connectedOnce = false
             while !Task.isCancelled {
                 var reason = "the daemon closed the stream"
                 do {
                     _ = try await self.follow(after: await self.interactor.cursor) {
-                        if lost { self.logger.notice("reconnected to the settings daemon") }
+                        if lost {
+                            self.logger.notice("\(connectedOnce ? "reconnected" : "connected") to the settings daemon")
+                        }
+                        connectedOnce = true
                         lost = false
                         delay = .milliseconds(100)
                     }
@@ -50,7 +54,9 @@ public struct DaemonWatchFollower: Service {
                 guard !Task.isCancelled else { break }
                 if !lost {
                     self.logger.warning(
-                        "lost the connection to the settings daemon; reconnecting",
+                        connectedOnce
+                            ? "lost the connection to the settings daemon; reconnecting"
+                            : "cannot reach the settings daemon yet; trying again",
                         metadata: ["socket": "\(self.socketPath)", "reason": "\(reason)"]
                     )
                     lost = true
