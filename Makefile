@@ -11,6 +11,8 @@ STATE_DIR ?= $(CURDIR)/.state
 DAEMON_FLAGS ?= -c release --static-swift-stdlib --product viper-settingsd
 # The applier (viper-settings-apply.service) is built like the daemon, in the same build folder.
 APPLY_FLAGS ?= -c release --static-swift-stdlib --product viper-settings-apply
+# The load generator of the benchmarks (scripts/compare.sh), also in the same build folder.
+BENCH_FLAGS ?= -c release --static-swift-stdlib --product settings-bench
 CLI_FLAGS ?= -c release --scratch-path .build-static -Xswiftc -static-executable \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
@@ -25,11 +27,13 @@ setup:
 build:
 	$(SWIFT) build $(DAEMON_FLAGS)
 	$(SWIFT) build $(APPLY_FLAGS)
+	$(SWIFT) build $(BENCH_FLAGS)
 	$(SWIFT) build $(CLI_FLAGS) --product settingsctl
 	$(SWIFT) build $(CLI_FLAGS) --product settingsctl-full
 	mkdir -p bin
 	ln -sf "$$($(SWIFT) build $(DAEMON_FLAGS) --show-bin-path)/viper-settingsd" bin/viper-settingsd
 	ln -sf "$$($(SWIFT) build $(APPLY_FLAGS) --show-bin-path)/viper-settings-apply" bin/viper-settings-apply
+	ln -sf "$$($(SWIFT) build $(BENCH_FLAGS) --show-bin-path)/settings-bench" bin/settings-bench
 	ln -sf "$$($(SWIFT) build $(CLI_FLAGS) --show-bin-path)/settingsctl" bin/settingsctl
 	ln -sf "$$($(SWIFT) build $(CLI_FLAGS) --show-bin-path)/settingsctl-full" bin/settingsctl-full
 

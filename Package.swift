@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "settingsctl", targets: ["settingsctl"]),
         .executable(name: "settingsctl-full", targets: ["settingsctl-full"]),
         .executable(name: "viper-settings-apply", targets: ["viper-settings-apply"]),
+        .executable(name: "settings-bench", targets: ["settings-bench"]),
         .library(name: "ViperSettings", targets: ["ViperSettings"]),
         // For the libFuzzer targets in Fuzz/ (a package of its own that depends on this one).
         .library(name: "SettingsAPI", targets: ["SettingsAPI"]),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // The few calls into the C library every part needs: errno text and the wall clock.
@@ -160,7 +162,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The load generator: N blocking connections speaking Varlink or RESP, ops/s and latency histograms.
+        .target(
+            name: "SettingsBench",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: strict),
+        .executableTarget(name: "settings-bench", dependencies: ["SettingsBench"], swiftSettings: strict),
         .executableTarget(name: "viper-settings-apply", dependencies: ["ViperApply"], swiftSettings: strict),
         .executableTarget(name: "settingsctl", dependencies: ["SettingsCLICore"], swiftSettings: strict),
         .executableTarget(name: "settingsctl-full", dependencies: ["SettingsCLI"], swiftSettings: strict),

@@ -1,0 +1,3 @@
+import SettingsBench
+
+SettingsBenchCommand.main()
