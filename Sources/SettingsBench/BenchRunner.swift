@@ -39,7 +39,7 @@ public struct BenchRunner: Sendable {
             guard created == 0 else {
                 Unmanaged<BenchWorker>.fromOpaque(context).release()
                 control.stopping.store(true, ordering: .relaxed)
-                threads.forEach { pthread_join($0, nil) }
+                for thread in threads { pthread_join(thread, nil) }
                 throw .system("pthread_create", created)
             }
             threads.append(thread)
@@ -51,7 +51,7 @@ public struct BenchRunner: Sendable {
         control.recording.store(false, ordering: .relaxed)
         let elapsed = BenchWorker.now() - start
         control.stopping.store(true, ordering: .relaxed)
-        threads.forEach { pthread_join($0, nil) }
+        for thread in threads { pthread_join(thread, nil) }
         if let failure = workers.compactMap(\.failure).first { throw failure }
         return BenchResult(workload: self.workload, seconds: Double(elapsed) / 1e9, workers: workers)
     }
