@@ -239,6 +239,7 @@ let package = Package(
             dependencies: ["SettingsCLI", "SettingsCLICore", "SettingsAPI"],
             swiftSettings: strict
         ),
+        .testTarget(name: "SettingsBenchTests", dependencies: ["SettingsBench", "SettingsAPI"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["SettingsAPI", "ViperSettingsTesting", "ViperTestSupport"],

@@ -15,29 +15,40 @@ public struct JSONValueEncoder: Sendable {
 }
 
 /// A value being encoded: a leaf, or an object or array whose members are filled in by containers.
+///
+/// Members and elements live in stored properties of their own, so that adding one mutates a uniquely referenced
+/// collection in place (an enum payload would be copied on every member).
 final class EncodingNode {
-    private enum Content {
-        case leaf(JSONValue)
-        case object([String: EncodingNode])
-        case array([EncodingNode])
+    private enum Kind {
+        case leaf
+        case object
+        case array
     }
 
-    private var content = Content.leaf(.object([:]))
+    private var kind = Kind.leaf
+    private var leaf = JSONValue.object([:])
+    private var members: [String: EncodingNode] = [:]
+    private var elements: [EncodingNode] = []
 
     /// The JSON value encoded so far.
     var value: JSONValue {
-        switch self.content {
-        case .leaf(let value): value
-        case .object(let members): .object(members.mapValues(\.value))
-        case .array(let elements): .array(elements.map(\.value))
+        switch self.kind {
+        case .leaf: self.leaf
+        case .object: .object(self.members.mapValues(\.value))
+        case .array: .array(self.elements.map(\.value))
         }
     }
 
-    func set(_ value: JSONValue) { self.content = .leaf(value) }
+    func set(_ value: JSONValue) {
+        self.kind = .leaf
+        self.leaf = value
+        self.members = [:]
+        self.elements = []
+    }
 
     func encode<T: Encodable>(_ value: T, path: [any CodingKey]) throws {
         if let json = value as? JSONValue {
-            self.content = .leaf(json)
+            self.set(json)
         } else {
             try value.encode(to: NodeEncoder(node: self, codingPath: path))
         }
@@ -45,38 +56,35 @@ final class EncodingNode {
 
     /// The member `key`, made an object first if this node is not one yet.
     func member(_ key: String) -> EncodingNode {
-        var members: [String: EncodingNode] = [:]
-        if case .object(let existing) = self.content { members = existing }
+        self.makeObject()
         let child = EncodingNode()
-        members[key] = child
-        self.content = .object(members)
+        self.members[key] = child
         return child
     }
 
     func makeObject() {
-        if case .object = self.content { return }
-        self.content = .object([:])
+        guard self.kind != .object else { return }
+        self.kind = .object
+        self.members = [:]
+        self.elements = []
     }
 
     func makeArray() {
-        if case .array = self.content { return }
-        self.content = .array([])
+        guard self.kind != .array else { return }
+        self.kind = .array
+        self.members = [:]
+        self.elements = []
     }
 
     /// A new last element, made an array first if this node is not one yet.
     func appendElement() -> EncodingNode {
-        var elements: [EncodingNode] = []
-        if case .array(let existing) = self.content { elements = existing }
+        self.makeArray()
         let child = EncodingNode()
-        elements.append(child)
-        self.content = .array(elements)
+        self.elements.append(child)
         return child
     }
 
-    var count: Int {
-        if case .array(let elements) = self.content { return elements.count }
-        return 0
-    }
+    var count: Int { self.kind == .array ? self.elements.count : 0 }
 }
 
 struct NodeEncoder: Encoder {

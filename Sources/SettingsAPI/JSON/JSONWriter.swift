@@ -43,7 +43,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             Self.writeObject(
-                members.keys.sorted().map { ($0, members[$0]!) },
+                members.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) },
                 into: &out,
                 indent: indent,
                 pretty: pretty

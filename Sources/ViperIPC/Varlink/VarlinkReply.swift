@@ -22,22 +22,27 @@ struct VarlinkReply: Sendable, Hashable {
         self.continues = continues
     }
 
-    /// The reply as JSON text followed by a NUL byte.
+    /// The reply as JSON text followed by a NUL byte; members in sorted order (`continues`, `error`,
+    /// `parameters`), as every JSON object this server writes, written straight into one buffer.
     func encoded() -> ByteBuffer {
-        var members: [String: JSONValue] = [:]
-        if case .object = self.parameters {
-            members["parameters"] = self.parameters
-        } else {
-            members["parameters"] = .object([:])
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes.append(UInt8(ascii: "{"))
         if self.continues {
-            members["continues"] = .bool(true)
+            bytes.append(contentsOf: #""continues":true,"#.utf8)
         }
         if let error = self.error {
-            members["error"] = .string(error)
+            bytes.append(contentsOf: #""error":"#.utf8)
+            JSONValue.string(error).write(into: &bytes)
+            bytes.append(UInt8(ascii: ","))
         }
-        var bytes: [UInt8] = []
-        JSONValue.object(members).write(into: &bytes)
+        bytes.append(contentsOf: #""parameters":"#.utf8)
+        if case .object = self.parameters {
+            self.parameters.write(into: &bytes)
+        } else {
+            bytes.append(contentsOf: "{}".utf8)
+        }
+        bytes.append(UInt8(ascii: "}"))
         bytes.append(0)
         return ByteBuffer(bytes: bytes)
     }
