@@ -12,6 +12,18 @@ public struct JSONValueEncoder: Sendable {
         try node.encode(value, path: [])
         return node.value
     }
+
+    /// `value` as compact JSON text, object keys sorted: the same bytes as `encode(value).write(into:)`, written
+    /// straight from the encoded tree, without building the ``JSONValue`` first. `isObject` tells whether the
+    /// text is a JSON object.
+    public func encodeText<T: Encodable>(_ value: T) throws -> (bytes: [UInt8], isObject: Bool) {
+        let node = EncodingNode()
+        try node.encode(value, path: [])
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        node.write(into: &bytes)
+        return (bytes, node.isObject)
+    }
 }
 
 /// A value being encoded: a leaf, or an object or array whose members are filled in by containers.
@@ -27,22 +39,66 @@ final class EncodingNode {
 
     private var kind = Kind.leaf
     private var leaf = JSONValue.object([:])
-    private var members: [String: EncodingNode] = [:]
+    /// The members in the order they were encoded; a key encoded twice keeps its last value.
+    private var members: [(key: String, node: EncodingNode)] = []
     private var elements: [EncodingNode] = []
 
     /// The JSON value encoded so far.
     var value: JSONValue {
         switch self.kind {
         case .leaf: self.leaf
-        case .object: .object(self.members.mapValues(\.value))
+        case .object:
+            .object(Dictionary(self.members.map { ($0.key, $0.node.value) }, uniquingKeysWith: { _, last in last }))
         case .array: .array(self.elements.map(\.value))
+        }
+    }
+
+    /// Whether the value is a JSON object.
+    var isObject: Bool {
+        switch self.kind {
+        case .leaf: if case .object = self.leaf { true } else { false }
+        case .object: true
+        case .array: false
+        }
+    }
+
+    /// Appends the value as compact JSON text, object keys sorted, as ``JSONValue/write(into:)`` does.
+    func write(into out: inout [UInt8]) {
+        switch self.kind {
+        case .leaf:
+            self.leaf.write(into: &out)
+        case .array:
+            out.append(UInt8(ascii: "["))
+            for (index, element) in self.elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                element.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object:
+            // Sorted by key, then by the order encoded, so that of a key encoded twice the last one is written.
+            let order = self.members.indices.sorted {
+                let (left, right) = (self.members[$0].key, self.members[$1].key)
+                return left != right ? left < right : $0 < $1
+            }
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            for (position, index) in order.enumerated() {
+                let member = self.members[index]
+                if position + 1 < order.count && self.members[order[position + 1]].key == member.key { continue }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                JSONValue.string(member.key).write(into: &out)
+                out.append(UInt8(ascii: ":"))
+                member.node.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
     }
 
     func set(_ value: JSONValue) {
         self.kind = .leaf
         self.leaf = value
-        self.members = [:]
+        self.members = []
         self.elements = []
     }
 
@@ -58,21 +114,21 @@ final class EncodingNode {
     func member(_ key: String) -> EncodingNode {
         self.makeObject()
         let child = EncodingNode()
-        self.members[key] = child
+        self.members.append((key, child))
         return child
     }
 
     func makeObject() {
         guard self.kind != .object else { return }
         self.kind = .object
-        self.members = [:]
+        self.members = []
         self.elements = []
     }
 
     func makeArray() {
         guard self.kind != .array else { return }
         self.kind = .array
-        self.members = [:]
+        self.members = []
         self.elements = []
     }
 

@@ -16,7 +16,10 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
 
     public var description: String { SettingsMethod.interfaceDescription }
 
-    public var methods: Set<String> { Set(SettingsMethod.allCases.map(\.rawValue)) }
+    public var methods: Set<String> { Self.methodNames }
+
+    /// The method names, built once: the server checks every call against them.
+    private static let methodNames = Set(SettingsMethod.allCases.map(\.rawValue))
 
     public func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         if call.methodName == SettingsMethod.watch.rawValue {
@@ -28,7 +31,9 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         await self.router.handle(request, caller: peer, view: view)
         switch view.outcome {
         case .success(let viewModel):
-            try await replies.reply(try JSONValueEncoder().encode(viewModel), continues: false)
+            let (text, isObject) = try JSONValueEncoder().encodeText(viewModel)
+            guard isObject else { throw VarlinkServerError.replyParametersNotAnObject }
+            try await replies.reply(encodedParameters: text)
         case .failure(let failure):
             throw VarlinkError(name: failure.errorName, parameters: failure.parameters)
         case nil:

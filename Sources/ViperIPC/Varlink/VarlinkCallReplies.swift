@@ -15,14 +15,22 @@ final class VarlinkCallReplies: VarlinkReplySink {
     /// The call being answered.
     let call: VarlinkCall
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    /// The connection's logger, with the call's method in its metadata.
-    private let logger: Logger
+    /// The connection's logger.
+    private let connectionLogger: Logger
     private let state = Mutex(State())
 
     init(call: VarlinkCall, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, logger: Logger) {
         self.call = call
         self.outbound = outbound
-        self.logger = logger
+        self.connectionLogger = logger
+    }
+
+    /// The connection's logger with the call's method in its metadata, made only when something is logged: setting
+    /// metadata costs more than a short call.
+    private var logger: Logger {
+        var logger = self.connectionLogger
+        logger[metadataKey: "varlink_method"] = "\(self.call.method)"
+        return logger
     }
 
     /// Whether a write to the connection failed, so the peer can no longer be answered.
@@ -54,6 +62,30 @@ final class VarlinkCallReplies: VarlinkReplySink {
             throw VarlinkServerError.replyAfterLastReply
         }
         try await self.send(VarlinkReply(parameters: parameters, continues: continues))
+    }
+
+    func reply(encodedParameters: [UInt8]) async throws {
+        let accepted = self.state.withLock { state in
+            guard !state.finished else { return false }
+            state.finished = true
+            return true
+        }
+        guard accepted else {
+            self.logger.error("Varlink handler replied after the last reply of its call")
+            throw VarlinkServerError.replyAfterLastReply
+        }
+        guard !self.call.oneway else { return }
+        var frame = ByteBuffer()
+        frame.reserveCapacity(encodedParameters.count + 16)
+        frame.writeString(#"{"parameters":"#)
+        frame.writeBytes(encodedParameters)
+        frame.writeBytes([UInt8(ascii: "}"), 0])
+        do {
+            try await self.outbound.write(frame)
+        } catch {
+            self.state.withLock { $0.writeFailed = true }
+            throw error
+        }
     }
 
     /// Sends a reply with `continues` that is already encoded (`frame`: the whole message and its NUL byte), to a

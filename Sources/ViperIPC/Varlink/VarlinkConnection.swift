@@ -88,10 +88,16 @@ struct VarlinkConnection: Sendable {
 
     /// Routes a call to its interface and sends its replies; returns whether the connection stays open.
     private func dispatch(_ call: VarlinkCall, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async -> Bool {
-        var logger = self.logger
-        logger[metadataKey: "varlink_method"] = "\(call.method)"
-        logger.trace("Varlink call", metadata: ["more": "\(call.more)", "oneway": "\(call.oneway)"])
-        let replies = VarlinkCallReplies(call: call, outbound: outbound, logger: logger)
+        // The call's logger, made only when something is logged: setting metadata costs more than a short call.
+        lazy var logger: Logger = {
+            var logger = self.logger
+            logger[metadataKey: "varlink_method"] = "\(call.method)"
+            return logger
+        }()
+        if self.logger.logLevel <= .trace {
+            logger.trace("Varlink call", metadata: ["more": "\(call.more)", "oneway": "\(call.oneway)"])
+        }
+        let replies = VarlinkCallReplies(call: call, outbound: outbound, logger: self.logger)
         do {
             guard let interface = self.interfaces[call.interfaceName] else {
                 throw VarlinkError.interfaceNotFound(call.interfaceName)
