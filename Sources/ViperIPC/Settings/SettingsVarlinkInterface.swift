@@ -6,6 +6,7 @@ public import ViperSettings
 public struct SettingsVarlinkInterface: VarlinkInterface {
     private let router: SettingsRouter
     private let watchReplies = WatchReplyCache()
+    private let valueReplies = ValueReplyCache()
 
     /// Creates the interface on top of the module router.
     public init(router: SettingsRouter) {
@@ -31,6 +32,11 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         await self.router.handle(request, caller: peer, view: view)
         switch view.outcome {
         case .success(let viewModel):
+            if let settings = viewModel as? SettingsViewModel, case .value(let value) = settings {
+                let text = try self.valueReplies.text(for: value) { try JSONValueEncoder().encodeText(settings).bytes }
+                try await replies.reply(encodedParameters: text)
+                return
+            }
             let (text, isObject) = try JSONValueEncoder().encodeText(viewModel)
             guard isObject else { throw VarlinkServerError.replyParametersNotAnObject }
             try await replies.reply(encodedParameters: text)
