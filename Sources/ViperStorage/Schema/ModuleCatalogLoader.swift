@@ -1,4 +1,6 @@
+import Dispatch
 import SettingsAPI
+import Synchronization
 public import ViperSettings
 
 /// Reads the module schemas of a directory (`config/modules/NAME.json`): one bad file never stops the others.
@@ -33,13 +35,21 @@ public struct ModuleCatalogLoader: Sendable {
         let names = try FileOperations.directoryEntries(self.directory)
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
             .sorted()
+        let paths = names.map { self.directory.hasSuffix("/") ? "\(self.directory)\($0)" : "\(self.directory)/\($0)" }
+        // Files are read and checked on every core (a fleet's catalog has hundreds of them), then taken in order.
+        let parsed = Mutex([Result<ModuleSchema, SchemaError>?](repeating: nil, count: names.count))
+        DispatchQueue.concurrentPerform(iterations: names.count) { index in
+            let result = Result { () throws(SchemaError) in try Self.schema(at: paths[index], fileName: names[index]) }
+            parsed.withLock { $0[index] = result }
+        }
+        let results = parsed.withLock { $0 }
         var schemas: [ModuleSchema] = []
         var errors: [SchemaError] = []
         var files: [String: String] = [:]
-        for name in names {
-            let path = self.directory.hasSuffix("/") ? "\(self.directory)\(name)" : "\(self.directory)/\(name)"
+        for (index, result) in results.enumerated() {
+            let path = paths[index]
             do throws(SchemaError) {
-                let schema = try Self.schema(at: path, fileName: name)
+                let schema = try result!.get()
                 if let other = files[schema.name] {
                     throw SchemaError(
                         path: "$.module",
