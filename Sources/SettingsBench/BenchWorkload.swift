@@ -43,6 +43,12 @@ public struct BenchWorkload: Sendable {
         guard self.connections >= 1 else { throw .invalidOption("--connections must be at least 1") }
         guard (0...100).contains(self.setPercent) else { throw .invalidOption("--sets must be from 0 to 100") }
         guard !self.keys.isEmpty else { throw .invalidOption("no keys: give --key or --keys-file") }
+        // Keys go into requests as they are: a character that JSON or RESP would need to escape is refused.
+        if let bad = self.keys.first(where: { key in
+            key.isEmpty || key.unicodeScalars.contains { $0.value < 0x21 || $0 == "\"" || $0 == "\\" }
+        }) {
+            throw .invalidOption("invalid key \(bad.debugDescription): a key has no spaces, quotes or backslashes")
+        }
         guard self.maximumValue >= 2 else { throw .invalidOption("--max-value must be at least 2") }
         guard self.duration > .zero else { throw .invalidOption("--duration must be more than 0") }
     }

@@ -111,7 +111,7 @@ public struct SettingsBenchCommand: ParsableCommand {
         var capacity = 0
         defer { free(line) }
         while getline(&line, &capacity, file) >= 0, let line {
-            let key = String(cString: line).trimmingCharacters(in: " \t\r\n")
+            let key = String(cString: line).trimmingWhiteSpace()
             if !key.isEmpty { keys.append(key) }
         }
         return keys
@@ -124,10 +124,10 @@ public struct SettingsBenchCommand: ParsableCommand {
 }
 
 extension String {
-    fileprivate func trimmingCharacters(in characters: String) -> String {
-        let set = Set(characters)
-        let start = self.firstIndex { !set.contains($0) } ?? self.endIndex
-        let end = self.lastIndex { !set.contains($0) }.map { self.index(after: $0) } ?? start
+    /// The text without the white space (spaces, tabs, `\n`, `\r\n`) at either end.
+    fileprivate func trimmingWhiteSpace() -> String {
+        let start = self.firstIndex { !$0.isWhitespace } ?? self.endIndex
+        let end = self.lastIndex { !$0.isWhitespace }.map { self.index(after: $0) } ?? start
         return start < end ? String(self[start..<end]) : ""
     }
 }

@@ -38,6 +38,31 @@ struct SettingsBenchEndToEndTests {
         #expect(try JSONValue(parsing: get.stdout)["item"]?["layer"] == "local")
     }
 
+    @Test("--keys-file takes one key per line (LF or CRLF, blank lines skipped) and spreads sets over them")
+    func keysFile() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let file = daemon.root.appendingPathComponent("keys.txt")
+        try Data("network.proxy.port\n\npower.idle.blank-after\r\n".utf8).write(to: file)
+        let before = try JSONValue(parsing: daemon.ctl(["--json", "get", "power.idle.blank-after"]).stdout)
+        let result = Self.bench(
+            [
+                "--socket", daemon.socketPath, "--keys-file", file.path, "--sets", "100", "--max-value", "200",
+                "--duration", "1", "--warmup", "0", "--json",
+            ],
+            daemon: daemon
+        )
+        #expect(result.status == 0, "\(result)")
+        #expect(try JSONValue(parsing: result.stdout)["keys"] == 2, "\(result.stdout)")
+        for key in ["network.proxy.port", "power.idle.blank-after"] {
+            let get = try JSONValue(parsing: daemon.ctl(["--json", "get", key]).stdout)
+            #expect(get["item"]?["layer"] == "local", "\(key) was set: \(get)")
+        }
+        #expect(before["item"]?["layer"] != "local")
+        let bad = Self.bench(["--socket", daemon.socketPath, "--key", "a\"b"], daemon: daemon)
+        #expect(bad.status == 64 && bad.stderr.contains("invalid key"), "\(bad)")
+    }
+
     @Test("an unknown key is counted as an error reply and makes the exit status 1")
     func errorReplies() throws {
         let daemon = try DaemonHarness()
