@@ -32,6 +32,16 @@ public struct ModuleState: Sendable, Hashable {
 
     /// A module nothing was ever stored for.
     public static let empty = ModuleState()
+
+    /// The layers of the key `path` only (revision and history left out): resolving that one key in it gives what
+    /// it gives in the whole state, without copying a large module's layers to try a change.
+    public func narrowed(to path: String) -> ModuleState {
+        ModuleState(
+            local: self.local[path].map { [path: $0] } ?? [:],
+            recommended: self.recommended[path].map { [path: $0] } ?? [:],
+            mandatory: self.mandatory[path].map { [path: $0] } ?? [:]
+        )
+    }
 }
 
 /// A change of a module's local layer, computed by the Interactor and stored by a Repository.

@@ -57,7 +57,8 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
                 throw .keyLocked(key: key.description, layer: current.winner)
             }
             guard state.local[key.path] != value else { return nil }
-            var next = state
+            // Only this key's layers: a copy of a large module's whole state would cost more than the set.
+            var next = state.narrowed(to: key.path)
             next.local[key.path] = value
             let effectiveChanged =
                 ResolvedSetting(module: module, sectionID: sectionID, item: item, state: next).value != current.value
@@ -66,7 +67,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let outcome = SetOutcome(
             before: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: before),
             after: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: after),
-            changed: before != after,
+            // A set changes nothing but this key's local value (and the revision with it): comparing that is
+            // comparing the states, without walking a large module's layers.
+            changed: before.local[key.path] != after.local[key.path] || before.revision != after.revision,
             revision: after.revision
         )
         if outcome.changed { self.audit([(outcome.before, outcome.after)], caller: caller) }
