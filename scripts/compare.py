@@ -1478,7 +1478,8 @@ def publish(results, out, plot_files):
     rerun = shlex.join(rerun)
     text = ("# Benchmarks: viper-settingsd compared with redis-server, etcd and dconf\n\n"
             "The latest published run of `scripts/compare.sh` (see `scripts/compare.py --help` for what each section "
-            f"measures and how). To run it again: `{rerun}` (add `--publish` to update this page).\n\n" + body)
+            f"measures and how). To run it again: `{rerun}` (add `--publish` to update this page). Where the time "
+            "goes, and what blocks each target missed: [performance.md](performance.md).\n\n" + body)
     (docs / "benchmarks.md").write_text(text)
     return docs / "benchmarks.md"
 
