@@ -24,13 +24,14 @@ final class TestInterface: VarlinkInterface {
         method Forever() -> (index: int)
         method NotAnObject() -> ()
         method Where() -> (onEventLoop: bool)
+        method Now(value: ?object) -> (now: bool, value: ?object)
 
         error Failed (reason: string)
 
         """
     let methods: Set<String> = [
         "Echo", "Fail", "Stream", "Slow", "WhoAmI", "Crash", "Silent", "ContinuesWithoutMore", "ReplyTwice", "Flood",
-        "Forever", "NotAnObject", "Where",
+        "Forever", "NotAnObject", "Where", "Now",
     ]
 
     /// Every call received, in order.
@@ -47,6 +48,15 @@ final class TestInterface: VarlinkInterface {
     let foreverStarted = TestSignal()
     /// Fires when `Forever` ended, i.e. was cancelled.
     let foreverEnded = TestSignal()
+
+    /// `Now` is answered on the spot, with `now: true`; when it cannot be (a call before it is still in progress),
+    /// ``handle(_:peer:replies:)`` answers it with `now: false`.
+    func replyNow(to call: VarlinkCall) -> [UInt8]? {
+        guard call.methodName == "Now" else { return nil }
+        var text: [UInt8] = []
+        JSONValue.object(["now": true, "value": call.parameters["value"] ?? .null]).write(into: &text)
+        return text
+    }
 
     func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         self.calls.withLock { $0.append(call) }
@@ -98,6 +108,9 @@ final class TestInterface: VarlinkInterface {
                 self.replyErrors.withLock { $0.append(error) }
             }
             try await replies.reply([:])
+        case "Now":
+            // Only when the event loop did not answer it on the spot (see replyNow(to:)).
+            try await replies.reply(["now": false, "value": call.parameters["value"] ?? .null])
         case "Where":
             try await replies.reply(["onEventLoop": .bool(MultiThreadedEventLoopGroup.currentEventLoop != nil)])
         default:

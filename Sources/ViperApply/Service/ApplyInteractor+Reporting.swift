@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 import SettingsAPI
 
 /// What applying a target did, for people: its ViewModel (`settingsctl apply`) and its journal entry.

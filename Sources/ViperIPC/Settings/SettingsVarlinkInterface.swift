@@ -47,6 +47,17 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         }
     }
 
+    /// A `Get` of a key whose module is loaded, answered from its current state (the same ViewModel and bytes the
+    /// Router and the reply cache give in ``handle(_:peer:replies:)``); `nil` for anything else.
+    public func replyNow(to call: VarlinkCall) -> [UInt8]? {
+        guard call.methodName == SettingsMethod.get.rawValue, let key = call.parameters["key"]?.stringValue,
+            let value = self.router.valueNow(key: key)
+        else { return nil }
+        return try? self.valueReplies.text(for: value) {
+            try JSONValueEncoder().encodeText(SettingsViewModel.value(value)).bytes
+        }
+    }
+
     /// Streams `Watch` replies, with `continues`, until the client goes away or the call is cancelled; an unknown
     /// key or module is the declared error.
     private func watch(_ call: VarlinkCall, replies: any VarlinkReplySink) async throws {

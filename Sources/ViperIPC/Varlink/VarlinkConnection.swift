@@ -8,6 +8,8 @@ import ViperSettings
 struct VarlinkConnection: Sendable {
     /// The connection, with NUL-separated messages as inbound elements and encoded replies as outbound ones.
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    /// Lets the pipeline answer calls on the spot once this connection is served.
+    let immediateReplies: VarlinkImmediateReplyControl
     /// Who is connected.
     let peer: Caller
     /// The served interfaces by name, `org.varlink.service` included.
@@ -25,6 +27,7 @@ struct VarlinkConnection: Sendable {
             idleTimeout: self.idleTimeout,
             logger: self.logger
         )
+        self.immediateReplies.enable(activity)
         do {
             try await self.channel.executeThenClose { inbound, outbound in
                 try await withGracefulShutdownHandler {
@@ -52,7 +55,9 @@ struct VarlinkConnection: Sendable {
         var messages = inbound.makeAsyncIterator()
         while activity.becomeIdle(), let message = try await messages.next() {
             guard activity.beginCall() else { return }
-            guard try await self.process(message, outbound: outbound) else { return }
+            let keepOpen = try await self.process(message, outbound: outbound)
+            self.immediateReplies.finished()
+            guard keepOpen else { return }
         }
     }
 

@@ -29,6 +29,8 @@ final class VarlinkConnectionActivity: Sendable {
     func becomeIdle() -> Bool {
         self.phase.withLock { phase in
             if case .closing = phase { return false }
+            // Idle already (a call answered on the event loop, then the connection's task looping): one timer.
+            if case .idle(let timer) = phase { timer?.cancel() }
             phase = .idle(self.idleTimeout.map(self.scheduleIdleClose))
             return true
         }
@@ -47,6 +49,17 @@ final class VarlinkConnectionActivity: Sendable {
             case .busy:
                 return true
             }
+        }
+    }
+
+    /// A call is to be answered on the event loop: only while the connection's task waits for its next call (it
+    /// is not busy with one, a `oneway` one included), so that calls never overlap. Returns whether to answer it.
+    func beginImmediateCall() -> Bool {
+        self.phase.withLock { phase in
+            guard case .idle(let timer) = phase else { return false }
+            timer?.cancel()
+            phase = .busy
+            return true
         }
     }
 

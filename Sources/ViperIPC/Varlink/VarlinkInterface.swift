@@ -31,4 +31,14 @@ public protocol VarlinkInterface: Sendable {
     ///   - peer: The credentials of the connected client, for authorization.
     ///   - replies: Where to send the replies.
     func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws
+
+    /// The parameters (a JSON object's text) of the only reply to `call`, when the interface can answer it on the
+    /// spot, without waiting and for any caller; `nil` otherwise, and then ``handle(_:peer:replies:)`` gets the
+    /// call. The server asks this on the connection's event loop, before handing the call on: it must be quick
+    /// and never block. The default is `nil`.
+    func replyNow(to call: VarlinkCall) -> [UInt8]?
+}
+
+extension VarlinkInterface {
+    public func replyNow(to call: VarlinkCall) -> [UInt8]? { nil }
 }

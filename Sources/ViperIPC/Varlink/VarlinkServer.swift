@@ -111,6 +111,7 @@ public final class VarlinkServer: Service, Sendable {
             throw VarlinkServerError.unsupportedEventLoopGroup
         }
         let maximumMessageSize = self.configuration.maximumMessageSize
+        let interfaces = self.interfaces
         let configured =
             bootstrap
             .serverChannelOption(.backlog, value: 256)
@@ -130,11 +131,16 @@ public final class VarlinkServer: Service, Sendable {
                 .flatMapThrowing { peer in
                     let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                    // Calls answered on the spot (a Get of a loaded module), once the connection is accepted.
+                    let immediate = VarlinkImmediateReplyControl()
+                    try channel.pipeline.syncOperations.addHandler(
+                        VarlinkImmediateReplyHandler(interfaces: interfaces, control: immediate)
+                    )
                     // Closed and finished on deinit: a connection NIO accepts while the listener closes is
                     // dropped without ever reaching the accept loop, and must not trip NIOAsyncWriter's
                     // precondition.
                     let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>.finishingOnDeinit(wrapping: channel)
-                    return AcceptedConnection(channel: wrapped, peer: peer)
+                    return AcceptedConnection(channel: wrapped, peer: peer, immediateReplies: immediate)
                 }
         }
         switch self.configuration.endpoint {
@@ -226,6 +232,7 @@ public final class VarlinkServer: Service, Sendable {
         logger.debug("Varlink connection accepted")
         let connection = VarlinkConnection(
             channel: channel,
+            immediateReplies: accepted.immediateReplies,
             peer: peer,
             interfaces: self.interfaces,
             idleTimeout: self.configuration.idleTimeout,
@@ -245,4 +252,6 @@ struct AcceptedConnection: Sendable {
     var channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     /// Who is connected, or why that could not be read.
     var peer: Result<Caller, any Error>
+    /// Enables the calls answered on the event loop once the connection is served.
+    var immediateReplies: VarlinkImmediateReplyControl
 }

@@ -6,6 +6,10 @@ public protocol SettingsRepository: Sendable {
     /// The stored state of a module; ``ModuleState/empty`` when nothing was stored.
     func state(of module: String) async throws -> ModuleState
 
+    /// What ``state(of:)`` would return, when it is at hand without waiting (the module is loaded and in memory);
+    /// `nil` otherwise. For answering reads on the spot; the default is `nil`.
+    func currentState(of module: String) -> ModuleState?
+
     /// Reads a module's state, lets `decide` compute a change, stores it durably and returns the state before and
     /// after.
     ///
@@ -24,4 +28,8 @@ public protocol SettingsRepository: Sendable {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> RemoteChange?
     ) async throws -> (before: ModuleState, after: ModuleState)
+}
+
+extension SettingsRepository {
+    public func currentState(of module: String) -> ModuleState? { nil }
 }

@@ -55,6 +55,16 @@ public final class SettingsRouter: Sendable {
         self.presenters.withLock { $0 = registry }
     }
 
+    /// The ViewModel of a `get` of `key` when it can be made on the spot, without waiting for storage; `nil` when
+    /// it cannot (the module is not loaded yet, or the key is unknown): then ``handle(_:caller:view:)`` answers,
+    /// with the error if there is one. Reads are open to every caller, so no caller is needed.
+    public func valueNow(key: String) -> ValueViewModel? {
+        guard let dot = key.firstIndex(of: ".") else { return nil }
+        let module = String(key[..<dot])
+        guard let presenter = self.presenters.withLock({ $0[module] }) else { return nil }
+        return presenter.valueNow(path: String(key[key.index(after: dot)...]))
+    }
+
     /// The names of the modules served, sorted.
     public var moduleNames: [String] { self.presenters.withLock { $0.keys.sorted() } }
 

@@ -54,6 +54,8 @@ public actor JSONFileRepository: SettingsRepository {
     let feed: ChangeFeed?
 
     var entries: [String: ModuleEntry] = [:]
+    /// The durable state of every loaded module, for ``currentState(of:)``.
+    private nonisolated let published = PublishedStates()
     /// Callers waiting for a module being loaded, by module.
     private var loading: [String: [CheckedContinuation<Void, Never>]] = [:]
     /// Open journals, by module.
@@ -117,6 +119,12 @@ public actor JSONFileRepository: SettingsRepository {
     /// The module's durable state; ``ModuleState/empty`` when nothing was stored.
     public func state(of module: String) async throws -> ModuleState {
         try await self.entry(for: module).durable
+    }
+
+    /// The durable state of a loaded module, as ``state(of:)`` returns it, without entering the actor; `nil` before
+    /// the module's first access.
+    public nonisolated func currentState(of module: String) -> ModuleState? {
+        self.published.state(of: module)
     }
 
     /// Lets `decide` compute a change from the module's newest state, appends it to the journal and returns once it
@@ -239,7 +247,9 @@ public actor JSONFileRepository: SettingsRepository {
             } catch {
                 result = .failure(StorageError("cannot load module '\(module)': \(error)"))
             }
-            if case .success(let loaded) = result { self.entries[module] = ModuleEntry(loaded) }
+            if case .success(let loaded) = result {
+                self.entries[module] = ModuleEntry(loaded, module: module, published: self.published)
+            }
             for waiter in self.loading.removeValue(forKey: module) ?? [] { waiter.resume() }
             if case .failure(let error) = result { throw error }
         }

@@ -4,8 +4,13 @@ import ViperSettings
 final class ModuleEntry {
     /// The newest state, pending writes included: what the next `decide` sees.
     var state: ModuleState
-    /// The state of the last durable write: what readers see, and what a failure falls back to.
-    var durable: ModuleState
+    /// The state of the last durable write: what readers see, and what a failure falls back to. Published, for
+    /// reads answered without entering the actor.
+    var durable: ModuleState {
+        didSet { self.published.publish(self.module, self.durable) }
+    }
+    private let module: String
+    private let published: PublishedStates
     /// Durable records in the journal since the last snapshot.
     var journalRecords: Int
     /// The journal's size in bytes.
@@ -19,9 +24,12 @@ final class ModuleEntry {
     /// append.
     var journalCut: Int?
 
-    init(_ loaded: LoadedModule) {
+    init(_ loaded: LoadedModule, module: String, published: PublishedStates) {
+        self.module = module
+        self.published = published
         self.state = loaded.state
         self.durable = loaded.state
+        published.publish(module, loaded.state)
         self.journalRecords = loaded.journalRecords
         self.journalBytes = loaded.journalBytes
         self.loadFailure = loaded.failure

@@ -65,6 +65,10 @@ public protocol SettingsPresenterProtocol: Sendable {
     func handle(_ event: SettingsViewEvent, caller: Caller, view: any SettingsViewProtocol) async
     /// The module's line in the list of modules.
     func summary() async -> ModuleSummaryViewModel
+    /// The ViewModel of a `get` of `path`, when it can be made on the spot (see
+    /// ``SettingsInteractorProtocol/resolveNow(path:)``); `nil` otherwise: then ``handle(_:caller:view:)`` answers.
+    /// The default is `nil`.
+    func valueNow(path: String) -> ValueViewModel?
     /// The module's local values and revision; with `effective`, every key's value and layer too.
     func dump(effective: Bool) async throws(SettingsErrorViewModel) -> ModuleDumpViewModel
     /// Loads values into the module (or previews it, see ``LoadMode``): what changes, and with a preview what
@@ -99,6 +103,9 @@ public protocol SettingsInteractorProtocol: Sendable {
     func resolveAll() async throws(SettingsFailure) -> (settings: [ResolvedSetting], revision: Int64)
     /// One item resolved.
     func resolve(path: String) async throws(SettingsFailure) -> (setting: ResolvedSetting, revision: Int64)
+    /// What ``resolve(path:)`` returns, when the stored state is at hand without waiting; `nil` otherwise, and for a
+    /// path the schema does not have (``resolve(path:)`` then gives the error). The default is `nil`.
+    func resolveNow(path: String) -> (setting: ResolvedSetting, revision: Int64)?
     /// Sets the local value of `path`.
     func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome
     /// Removes the local value of `path`, or of every key when `path` is `nil`.
@@ -136,4 +143,12 @@ public protocol AccountDirectory: Sendable {
     /// The name of group `gid`, or `nil`. Membership is never looked up here: it comes from the caller's
     /// credentials (``Caller/groups``).
     func groupName(gid: UInt32) -> String?
+}
+
+extension SettingsInteractorProtocol {
+    public func resolveNow(path: String) -> (setting: ResolvedSetting, revision: Int64)? { nil }
+}
+
+extension SettingsPresenterProtocol {
+    public func valueNow(path: String) -> ValueViewModel? { nil }
 }

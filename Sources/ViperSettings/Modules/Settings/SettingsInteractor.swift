@@ -37,6 +37,15 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         )
     }
 
+    public func resolveNow(path: String) -> (setting: ResolvedSetting, revision: Int64)? {
+        guard let (sectionID, item) = try? self.item(at: path),
+            let state = self.repository.currentState(of: self.schema.name)
+        else { return nil }
+        return (
+            ResolvedSetting(module: self.schema.name, sectionID: sectionID, item: item, state: state), state.revision
+        )
+    }
+
     public func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome {
         let (sectionID, item) = try self.item(at: path)
         let key = SettingKey(module: self.schema.name, section: sectionID, item: item.id)

@@ -114,7 +114,7 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
             )
         case .get(let path):
             let (setting, revision) = try await self.interactor.resolve(path: path)
-            return .value(ValueViewModel(item: Self.item(setting), revision: revision))
+            return .value(Self.value(setting, revision: revision))
         case .set(let path, let input):
             let outcome = try await self.interactor.set(path: path, input: input, caller: caller)
             return .set(
@@ -157,6 +157,15 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                 )
             )
         }
+    }
+
+    public func valueNow(path: String) -> ValueViewModel? {
+        self.interactor.resolveNow(path: path).map { Self.value($0.setting, revision: $0.revision) }
+    }
+
+    /// The ViewModel of a `get`.
+    private static func value(_ setting: ResolvedSetting, revision: Int64) -> ValueViewModel {
+        ValueViewModel(item: Self.item(setting), revision: revision)
     }
 
     /// The ViewModel of one resolved setting.

@@ -1,0 +1,111 @@
+import NIOCore
+import Synchronization
+
+/// Whether a connection's ``VarlinkImmediateReplyHandler`` may answer calls itself: only once the server accepted
+/// the connection (a connection over a limit is refused, not served), and with the connection's activity, so that
+/// calls answered on the spot count as activity for the idle timeout and for graceful shutdown.
+final class VarlinkImmediateReplyControl: Sendable {
+    private let activity = Mutex<VarlinkConnectionActivity?>(nil)
+    /// Messages handed to the connection's task that it has not finished with (a `oneway` call included, which
+    /// gets no reply but must still be done before a later call is answered).
+    private let pending = Atomic<Int>(0)
+
+    /// A message was handed to the connection's task.
+    func handedOn() {
+        self.pending.add(1, ordering: .relaxed)
+    }
+
+    /// The connection's task finished with a message handed to it.
+    func finished() {
+        self.pending.subtract(1, ordering: .relaxed)
+    }
+
+    /// Whether the connection's task has finished with every message handed to it.
+    var nothingPending: Bool { self.pending.load(ordering: .relaxed) <= 0 }
+
+    /// Lets the handler answer calls, recording them on `activity`.
+    func enable(_ activity: VarlinkConnectionActivity) {
+        self.activity.withLock { $0 = activity }
+    }
+
+    /// The connection's activity once enabled.
+    var enabledActivity: VarlinkConnectionActivity? { self.activity.withLock { $0 } }
+}
+
+/// Answers, on the event loop, the calls an interface can answer without waiting (``VarlinkInterface/replyNow(to:)``:
+/// a `Get` of a loaded module), and hands every other message to the connection's task.
+///
+/// Replies keep the order of calls: a call is answered here only when the connection's task has finished every
+/// message handed to it (`oneway` calls included: a `oneway` set must be done before a later get reads) and every
+/// last reply it owes has passed this handler (the handler counts the calls it hands on that expect a reply, and
+/// the last replies written back), and the task waits for its next call. A client that does not read its replies is not answered here: the task
+/// answers it, waiting until it reads, and stops reading its calls meanwhile, so nothing piles up.
+final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let interfaces: [String: any VarlinkInterface]
+    private let control: VarlinkImmediateReplyControl
+    /// Calls handed on whose last reply has not been written yet.
+    private var callsInFlight = 0
+
+    init(interfaces: [String: any VarlinkInterface], control: VarlinkImmediateReplyControl) {
+        self.interfaces = interfaces
+        self.control = control
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let message = self.unwrapInboundIn(data)
+        let request = VarlinkRequest(message: message)
+        // Only when nothing is pending before it (no reply owed, the connection's task waiting for a call), and
+        // while the client reads its replies: one that does not is answered by the task, which waits for it.
+        if self.callsInFlight == 0, self.control.nothingPending, context.channel.isWritable,
+            let activity = self.control.enabledActivity,
+            case .call(let call) = request, let reply = self.replyNow(to: call), activity.beginImmediateCall()
+        {
+            context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
+            _ = activity.becomeIdle()
+            return
+        }
+        if Self.expectsReply(request) { self.callsInFlight += 1 }
+        self.control.handedOn()
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if self.callsInFlight > 0 && !Self.isContinuing(self.unwrapOutboundIn(data)) {
+            self.callsInFlight -= 1
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// The whole reply frame when the call's interface answers it on the spot.
+    private func replyNow(to call: VarlinkCall) -> ByteBuffer? {
+        guard !call.more, !call.oneway, let interface = self.interfaces[call.interfaceName],
+            interface.methods.contains(call.methodName), let parameters = interface.replyNow(to: call)
+        else { return nil }
+        var frame = ByteBuffer()
+        frame.reserveCapacity(parameters.count + 16)
+        frame.writeString(#"{"parameters":"#)
+        frame.writeBytes(parameters)
+        frame.writeBytes([UInt8(ascii: "}"), 0])
+        return frame
+    }
+
+    /// Whether the connection's task will write a last reply for `request` (a protocol violation closes the
+    /// connection instead; a `oneway` call gets none).
+    private static func expectsReply(_ request: VarlinkRequest) -> Bool {
+        switch request {
+        case .call(let call): !call.oneway
+        case .invalid(_, let oneway, _): !oneway
+        case .protocolViolation: false
+        }
+    }
+
+    /// Whether a reply frame has `continues: true` (members are written sorted, so it comes first).
+    private static func isContinuing(_ frame: ByteBuffer) -> Bool {
+        frame.readableBytesView.starts(with: #"{"continues":true"#.utf8)
+    }
+}
