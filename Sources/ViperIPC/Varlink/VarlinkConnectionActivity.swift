@@ -4,20 +4,29 @@ import Synchronization
 
 /// Whether a connection is idle or busy with a call, to close it when it idles too long or when the server
 /// shuts down gracefully (right away if idle, after the call in progress otherwise).
+///
+/// One timer per connection, not one per call: a call only records when the connection became idle again, and the
+/// timer, when it fires, closes the connection if it has been idle for the whole timeout, or waits for the rest.
 final class VarlinkConnectionActivity: Sendable {
     private enum Phase {
-        /// Waiting for the next call; the idle timer, if any, closes the connection when it fires.
-        case idle(Scheduled<Void>?)
+        /// Waiting for the next call since the given time.
+        case idle(since: NIODeadline)
         /// Handling a call.
         case busy
         /// Shutting down: no further calls.
         case closing
     }
 
+    private struct State {
+        var phase = Phase.busy
+        /// The pending idle check, if any.
+        var timer: Scheduled<Void>?
+    }
+
     private let channel: any Channel
     private let idleTimeout: TimeAmount?
     private let logger: Logger
-    private let phase = Mutex(Phase.busy)
+    private let state = Mutex(State())
 
     init(channel: any Channel, idleTimeout: Duration?, logger: Logger) {
         self.channel = channel
@@ -27,48 +36,45 @@ final class VarlinkConnectionActivity: Sendable {
 
     /// The connection now waits for a call. Returns false if it should close instead.
     func becomeIdle() -> Bool {
-        self.phase.withLock { phase in
-            if case .closing = phase { return false }
-            // Idle already (a call answered on the event loop, then the connection's task looping): one timer.
-            if case .idle(let timer) = phase { timer?.cancel() }
-            phase = .idle(self.idleTimeout.map(self.scheduleIdleClose))
+        self.state.withLock { state in
+            if case .closing = state.phase { return false }
+            let now = NIODeadline.now()
+            state.phase = .idle(since: now)
+            if state.timer == nil, let timeout = self.idleTimeout {
+                state.timer = self.scheduleCheck(at: now + timeout)
+            }
             return true
         }
     }
 
     /// A call arrived. Returns false if the connection should close instead of handling it.
     func beginCall() -> Bool {
-        self.phase.withLock { phase in
-            switch phase {
-            case .closing:
-                return false
-            case .idle(let timer):
-                timer?.cancel()
-                phase = .busy
-                return true
-            case .busy:
-                return true
-            }
+        self.state.withLock { state in
+            if case .closing = state.phase { return false }
+            state.phase = .busy
+            return true
         }
     }
 
     /// A call is to be answered on the event loop: only while the connection's task waits for its next call (it
     /// is not busy with one, a `oneway` one included), so that calls never overlap. Returns whether to answer it.
     func beginImmediateCall() -> Bool {
-        self.phase.withLock { phase in
-            guard case .idle(let timer) = phase else { return false }
-            timer?.cancel()
-            phase = .busy
+        self.state.withLock { state in
+            guard case .idle = state.phase else { return false }
+            state.phase = .busy
             return true
         }
     }
 
     /// The server shuts down gracefully: closes the connection now if idle, else after the call in progress.
     func shutDown() {
-        let wasIdle = self.phase.withLock { phase in
-            defer { phase = .closing }
-            guard case .idle(let timer) = phase else { return false }
-            timer?.cancel()
+        let wasIdle = self.state.withLock { state in
+            defer {
+                state.phase = .closing
+                state.timer?.cancel()
+                state.timer = nil
+            }
+            guard case .idle = state.phase else { return false }
             return true
         }
         if wasIdle {
@@ -76,12 +82,27 @@ final class VarlinkConnectionActivity: Sendable {
         }
     }
 
-    private func scheduleIdleClose(after timeout: TimeAmount) -> Scheduled<Void> {
-        let channel = self.channel
-        let logger = self.logger
-        return channel.eventLoop.scheduleTask(in: timeout) {
-            logger.debug("Closing idle Varlink connection")
-            channel.close(promise: nil)
+    /// The idle check: closes the connection if it has been idle for the whole timeout, else checks again when it
+    /// would have been (a busy connection is checked again once it is idle).
+    private func check() {
+        guard let timeout = self.idleTimeout else { return }
+        let close = self.state.withLock { state -> Bool in
+            state.timer = nil
+            guard case .idle(let since) = state.phase else { return false }
+            let deadline = since + timeout
+            if NIODeadline.now() >= deadline { return true }
+            state.timer = self.scheduleCheck(at: deadline)
+            return false
+        }
+        if close {
+            self.logger.debug("Closing idle Varlink connection")
+            self.channel.close(promise: nil)
+        }
+    }
+
+    private func scheduleCheck(at deadline: NIODeadline) -> Scheduled<Void> {
+        self.channel.eventLoop.scheduleTask(deadline: deadline) { [weak self] in
+            self?.check()
         }
     }
 }
