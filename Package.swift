@@ -197,7 +197,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ViperIPCTests",
-            dependencies: ["ViperIPC", "ViperSettings", "SettingsAPI", "ViperTestSupport"],
+            dependencies: [
+                "ViperIPC", "ViperSettings", "SettingsAPI", "ViperTestSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

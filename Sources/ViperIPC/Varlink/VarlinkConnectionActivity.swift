@@ -38,7 +38,7 @@ final class VarlinkConnectionActivity: Sendable {
     func becomeIdle() -> Bool {
         self.state.withLock { state in
             if case .closing = state.phase { return false }
-            let now = NIODeadline.now()
+            let now = self.channel.eventLoop.now
             state.phase = .idle(since: now)
             if state.timer == nil, let timeout = self.idleTimeout {
                 state.timer = self.scheduleCheck(at: now + timeout)
@@ -66,6 +66,16 @@ final class VarlinkConnectionActivity: Sendable {
         }
     }
 
+    /// A call answered on the event loop is done: the connection is idle again. If the server started shutting
+    /// down meanwhile (it found the connection busy, so left closing it to the end of the call), closes it now:
+    /// the connection's task is waiting for a call and would never see that it should stop.
+    func endImmediateCall() {
+        if !self.becomeIdle() {
+            self.logger.debug("Closing Varlink connection after its last call: the server is shutting down")
+            self.channel.close(promise: nil)
+        }
+    }
+
     /// The server shuts down gracefully: closes the connection now if idle, else after the call in progress.
     func shutDown() {
         let wasIdle = self.state.withLock { state in
@@ -90,7 +100,7 @@ final class VarlinkConnectionActivity: Sendable {
             state.timer = nil
             guard case .idle(let since) = state.phase else { return false }
             let deadline = since + timeout
-            if NIODeadline.now() >= deadline { return true }
+            if self.channel.eventLoop.now >= deadline { return true }
             state.timer = self.scheduleCheck(at: deadline)
             return false
         }

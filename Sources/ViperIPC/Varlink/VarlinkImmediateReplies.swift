@@ -66,7 +66,7 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
             case .call(let call) = request, let reply = self.replyNow(to: call), activity.beginImmediateCall()
         {
             context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
-            _ = activity.becomeIdle()
+            activity.endImmediateCall()
             return
         }
         if Self.expectsReply(request) { self.callsInFlight += 1 }

@@ -1,0 +1,73 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import ViperIPC
+
+@Suite("A connection's activity: idle timeout and graceful shutdown")
+struct VarlinkConnectionActivityTests {
+    private func connected() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/activity-test")).wait()
+        return channel
+    }
+
+    private let logger = Logger(label: "activity-tests") { _ in SwiftLogNoOpLogHandler() }
+
+    @Test("a shutdown during a call answered on the event loop closes the connection when that call ends")
+    func shutdownDuringImmediateCall() throws {
+        let channel = try self.connected()
+        let activity = VarlinkConnectionActivity(channel: channel, idleTimeout: nil, logger: self.logger)
+        #expect(activity.becomeIdle())  // the connection's task waits for a call
+        #expect(activity.beginImmediateCall())
+        activity.shutDown()  // busy: left to the end of the call
+        channel.embeddedEventLoop.run()
+        #expect(channel.isActive)
+        activity.endImmediateCall()
+        channel.embeddedEventLoop.run()
+        #expect(!channel.isActive, "the waiting task would never close it")
+        #expect(!activity.becomeIdle() && !activity.beginCall() && !activity.beginImmediateCall())
+    }
+
+    @Test("a shutdown while idle closes at once; while the task is busy, the task stops after its call")
+    func shutdownIdleAndBusy() throws {
+        let idle = try self.connected()
+        let idleActivity = VarlinkConnectionActivity(channel: idle, idleTimeout: nil, logger: self.logger)
+        #expect(idleActivity.becomeIdle())
+        idleActivity.shutDown()
+        idle.embeddedEventLoop.run()
+        #expect(!idle.isActive)
+
+        let busy = try self.connected()
+        let busyActivity = VarlinkConnectionActivity(channel: busy, idleTimeout: nil, logger: self.logger)
+        #expect(busyActivity.becomeIdle() && busyActivity.beginCall())
+        busyActivity.shutDown()
+        busy.embeddedEventLoop.run()
+        #expect(busy.isActive, "the call in progress finishes")
+        #expect(!busyActivity.becomeIdle(), "the task then stops")
+        #expect(!busyActivity.beginImmediateCall())
+        _ = try? busy.finish()
+    }
+
+    @Test("the idle timeout counts from the end of the last call, whichever way it was answered")
+    func idleTimeout() throws {
+        let channel = try self.connected()
+        let activity = VarlinkConnectionActivity(channel: channel, idleTimeout: .seconds(10), logger: self.logger)
+        let loop = channel.embeddedEventLoop
+        #expect(activity.becomeIdle())
+        loop.advanceTime(by: .seconds(6))
+        #expect(activity.beginImmediateCall())
+        activity.endImmediateCall()
+        loop.advanceTime(by: .seconds(6))  // 12 s since the start, 6 s since the last call
+        #expect(channel.isActive)
+        #expect(activity.beginCall())
+        loop.advanceTime(by: .seconds(30))  // a long call is never cut
+        #expect(channel.isActive)
+        #expect(activity.becomeIdle())
+        loop.advanceTime(by: .seconds(9))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .seconds(2))
+        #expect(!channel.isActive, "closed 10 s after the call ended")
+    }
+}
