@@ -55,6 +55,7 @@ extension ModuleSchema {
                 SectionSchema(id: id, title: try object.optionalMember("title")?.string() ?? id, items: items)
             )
         }
+        self.positions = ItemPositions(self.sections)
     }
 }
 

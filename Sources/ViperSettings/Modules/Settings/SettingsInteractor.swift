@@ -8,8 +8,6 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     let repository: any SettingsRepository
     private let accounts: any AccountDirectory
     let logger: Logger
-    /// Every item by its `section.item` path: a get or set finds its item in one lookup, whatever the module's size.
-    private let itemsByPath: [String: (sectionID: String, item: ItemSchema)]
 
     /// Creates the Interactor of `schema`'s module.
     public init(
@@ -21,13 +19,6 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         self.schema = schema
         self.repository = repository
         self.accounts = accounts
-        var itemsByPath: [String: (sectionID: String, item: ItemSchema)] = [:]
-        for section in schema.sections {
-            for item in section.items where itemsByPath["\(section.id).\(item.id)"] == nil {
-                itemsByPath["\(section.id).\(item.id)"] = (section.id, item)
-            }
-        }
-        self.itemsByPath = itemsByPath
         var logger = logger
         logger[metadataKey: "module"] = "\(schema.name)"
         self.logger = logger
@@ -140,7 +131,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     }
 
     func item(at path: String) throws(SettingsFailure) -> (sectionID: String, item: ItemSchema) {
-        guard let found = self.itemsByPath[path] else { throw .noSuchKey(key: "\(self.schema.name).\(path)") }
+        guard let found = self.schema.entry(at: path) else { throw .noSuchKey(key: "\(self.schema.name).\(path)") }
         return found
     }
 
