@@ -33,8 +33,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         switch view.outcome {
         case .success(let viewModel):
             if let settings = viewModel as? SettingsViewModel, case .value(let value) = settings {
-                let text = try self.valueReplies.text(for: value) { try JSONValueEncoder().encodeText(settings).bytes }
-                try await replies.reply(encodedParameters: text)
+                try await replies.reply(encodedParameters: try self.valueText(value))
                 return
             }
             let (text, isObject) = try JSONValueEncoder().encodeText(viewModel)
@@ -53,7 +52,12 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         guard call.methodName == SettingsMethod.get.rawValue, let key = call.parameters["key"]?.stringValue,
             let value = self.router.valueNow(key: key)
         else { return nil }
-        return try? self.valueReplies.text(for: value) {
+        return try? self.valueText(value)
+    }
+
+    /// The encoded parameters of a value reply (`Get`), from the cache while the value is unchanged.
+    private func valueText(_ value: ValueViewModel) throws -> [UInt8] {
+        try self.valueReplies.text(for: value) {
             try JSONValueEncoder().encodeText(SettingsViewModel.value(value)).bytes
         }
     }

@@ -51,58 +51,33 @@ final class VarlinkCallReplies: VarlinkReplySink {
             )
             continues = false
         }
-        let isLast = !continues
-        let accepted = self.state.withLock { state in
-            guard !state.finished else { return false }
-            state.finished = isLast
-            return true
-        }
-        guard accepted else {
-            self.logger.error("Varlink handler replied after the last reply of its call")
-            throw VarlinkServerError.replyAfterLastReply
-        }
-        try await self.send(VarlinkReply(parameters: parameters, continues: continues))
+        try self.accept(last: !continues)
+        try await self.write(VarlinkReply(parameters: parameters, continues: continues).encoded())
     }
 
     func reply(encodedParameters: [UInt8]) async throws {
-        let accepted = self.state.withLock { state in
-            guard !state.finished else { return false }
-            state.finished = true
-            return true
-        }
-        guard accepted else {
-            self.logger.error("Varlink handler replied after the last reply of its call")
-            throw VarlinkServerError.replyAfterLastReply
-        }
-        guard !self.call.oneway else { return }
-        var frame = ByteBuffer()
-        frame.reserveCapacity(encodedParameters.count + 16)
-        frame.writeString(#"{"parameters":"#)
-        frame.writeBytes(encodedParameters)
-        frame.writeBytes([UInt8(ascii: "}"), 0])
-        do {
-            try await self.outbound.write(frame)
-        } catch {
-            self.state.withLock { $0.writeFailed = true }
-            throw error
-        }
+        try self.accept(last: true)
+        try await self.write(VarlinkReply.frame(encodedParameters: encodedParameters))
     }
 
     /// Sends a reply with `continues` that is already encoded (`frame`: the whole message and its NUL byte), to a
     /// call with `more`: for replies that many calls share, encoded once.
     func replyContinuing(frame: ByteBuffer) async throws {
         precondition(self.call.more, "a continuing reply needs a call with more")
-        let accepted = self.state.withLock { !$0.finished }
+        try self.accept(last: false)
+        try await self.write(frame)
+    }
+
+    /// Takes a reply, the call's last when `last`; a reply after the last one is refused.
+    private func accept(last: Bool) throws(VarlinkServerError) {
+        let accepted = self.state.withLock { state in
+            guard !state.finished else { return false }
+            state.finished = last
+            return true
+        }
         guard accepted else {
             self.logger.error("Varlink handler replied after the last reply of its call")
-            throw VarlinkServerError.replyAfterLastReply
-        }
-        guard !self.call.oneway else { return }
-        do {
-            try await self.outbound.write(frame)
-        } catch {
-            self.state.withLock { $0.writeFailed = true }
-            throw error
+            throw .replyAfterLastReply
         }
     }
 
@@ -120,7 +95,7 @@ final class VarlinkCallReplies: VarlinkReplySink {
             )
             return
         }
-        try await self.send(VarlinkReply(error: error))
+        try await self.write(VarlinkReply(error: error).encoded())
     }
 
     /// Ends the call: later replies are refused. Returns whether the call got its last reply (or needs none).
@@ -132,10 +107,11 @@ final class VarlinkCallReplies: VarlinkReplySink {
         return finished || self.call.oneway
     }
 
-    private func send(_ reply: VarlinkReply) async throws {
+    /// Writes a whole reply frame, unless the call is `oneway`; a failed write marks the peer gone.
+    private func write(_ frame: ByteBuffer) async throws {
         guard !self.call.oneway else { return }
         do {
-            try await self.outbound.write(reply.encoded())
+            try await self.outbound.write(frame)
         } catch {
             self.state.withLock { $0.writeFailed = true }
             throw error

@@ -86,12 +86,7 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
         guard !call.more, !call.oneway, let interface = self.interfaces[call.interfaceName],
             interface.methods.contains(call.methodName), let parameters = interface.replyNow(to: call)
         else { return nil }
-        var frame = ByteBuffer()
-        frame.reserveCapacity(parameters.count + 16)
-        frame.writeString(#"{"parameters":"#)
-        frame.writeBytes(parameters)
-        frame.writeBytes([UInt8(ascii: "}"), 0])
-        return frame
+        return VarlinkReply.frame(encodedParameters: parameters)
     }
 
     /// Whether the connection's task will write a last reply for `request` (a protocol violation closes the

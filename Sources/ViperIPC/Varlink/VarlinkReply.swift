@@ -46,4 +46,14 @@ struct VarlinkReply: Sendable, Hashable {
         bytes.append(0)
         return ByteBuffer(bytes: bytes)
     }
+
+    /// The frame of a last reply whose parameters are already JSON text (an object): `{"parameters":…}` and NUL.
+    static func frame(encodedParameters: [UInt8]) -> ByteBuffer {
+        var frame = ByteBuffer()
+        frame.reserveCapacity(encodedParameters.count + 16)
+        frame.writeString(#"{"parameters":"#)
+        frame.writeBytes(encodedParameters)
+        frame.writeBytes([UInt8(ascii: "}"), 0])
+        return frame
+    }
 }
