@@ -166,6 +166,7 @@ let package = Package(
         .target(
             name: "SettingsBench",
             dependencies: [
+                "SettingsAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -1,3 +1,5 @@
+import SettingsAPI
+
 /// Writes a result for people (a short table) or for scripts (one JSON object).
 public enum BenchReport {
     /// A few aligned lines: the workload, ops/s, then one line of latency percentiles per operation.
@@ -23,52 +25,40 @@ public enum BenchReport {
     }
 
     /// One JSON object: `protocol`, `socket`, `connections`, `setPercent`, `keys`, `seconds`, `opsPerSecond`,
-    /// `errors`, and per operation (`get`, `set`, `all`) `count`, `errors` and `p50Us` ... `maxUs`.
+    /// `errors`, and per operation (`get`, `set`, `all`) `count`, `errors` and `p50Us` ... `maxUs`, `meanUs`.
     public static func json(_ result: BenchResult) -> String {
         let workload = result.workload
-        var members = [
-            "\"protocol\":\"\(workload.wire.rawValue)\"",
-            "\"socket\":\(Self.quoted(workload.socketPath))",
-            "\"connections\":\(workload.connections)",
-            "\"setPercent\":\(workload.setPercent)",
-            "\"keys\":\(workload.keys.count)",
-            "\"seconds\":\(Self.fixed(result.seconds, 3))",
-            "\"opsPerSecond\":\(Self.fixed(result.operationsPerSecond, 1))",
-            "\"errors\":\(result.total.errors)",
+        var members: [String: JSONValue] = [
+            "protocol": .string(workload.wire.rawValue),
+            "socket": .string(workload.socketPath),
+            "connections": .int(Int64(workload.connections)),
+            "setPercent": .int(Int64(workload.setPercent)),
+            "keys": .int(Int64(workload.keys.count)),
+            "seconds": .double(Self.rounded(result.seconds, 3)),
+            "opsPerSecond": .double(Self.rounded(result.operationsPerSecond, 1)),
+            "errors": .int(Int64(result.total.errors)),
+            "all": Self.json(result.total),
         ]
         for operation in BenchOperation.allCases {
             guard let figures = result.operations[operation] else { continue }
-            members.append("\"\(operation.rawValue)\":\(Self.json(figures))")
+            members[operation.rawValue] = Self.json(figures)
         }
-        members.append("\"all\":\(Self.json(result.total))")
-        return "{" + members.joined(separator: ",") + "}"
+        return JSONValue.object(members).serialized()
     }
 
-    private static func json(_ figures: BenchResult.Figures) -> String {
-        let latencies = [
-            ("p50Us", figures.p50), ("p90Us", figures.p90), ("p99Us", figures.p99), ("p999Us", figures.p999),
-            ("maxUs", figures.max), ("meanUs", figures.mean),
-        ]
-        return "{\"count\":\(figures.count),\"errors\":\(figures.errors),"
-            + latencies.map { "\"\($0.0)\":\(Self.fixed($0.1, 1))" }.joined(separator: ",") + "}"
+    private static func json(_ figures: BenchResult.Figures) -> JSONValue {
+        .object([
+            "count": .int(Int64(figures.count)), "errors": .int(Int64(figures.errors)),
+            "p50Us": .double(Self.rounded(figures.p50, 1)), "p90Us": .double(Self.rounded(figures.p90, 1)),
+            "p99Us": .double(Self.rounded(figures.p99, 1)), "p999Us": .double(Self.rounded(figures.p999, 1)),
+            "maxUs": .double(Self.rounded(figures.max, 1)), "meanUs": .double(Self.rounded(figures.mean, 1)),
+        ])
     }
 
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case let control where control.value < 0x20: out += "\\u" + Self.hex4(control.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 4 - digits.count) + digits
+    private static func rounded(_ value: Double, _ places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (value * scale).rounded() / scale
     }
 
     /// `value` with `places` decimals, without Foundation.
