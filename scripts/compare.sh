@@ -14,25 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(redis-server redis-tools etcd-server etcd-client dconf-cli dconf-service dbus hyperfine python3-matplotlib)
-missing=()
-for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    echo "compare: installing ${missing[*]}"
-    $sudo apt-get update -qq
-    # The servers are started by compare.py on temporary folders and ports; their packages must not start them.
-    policy=""
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-        policy=/usr/sbin/policy-rc.d
-        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
-        $sudo chmod +x "$policy"
-    fi
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-    [ -z "$policy" ] || $sudo rm -f "$policy"
-fi
+scripts/apt-install.sh --label compare "${packages[@]}"
 
 args=()
 if [ -n "${VIPER_BIN_DIR:-}" ]; then
