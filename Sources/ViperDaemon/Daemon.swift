@@ -46,7 +46,10 @@ public struct Daemon: Sendable {
             directory: self.configuration.modulesDirectory,
             maxValueSize: self.configuration.maximumValueSize
         )
-        let feed = ChangeFeed()
+        // One event loop serves every connection (see VarlinkServer). Watchers are woken by a job queued on it, behind
+        // the writer whose change they follow: a set is answered before its change fans out to the watchers.
+        let servingLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let feed = ChangeFeed(schedule: { wake in servingLoop.execute(wake) })
         let repository = JSONFileRepository(
             directory: self.configuration.stateDirectory,
             threadPool: NIOThreadPool.singleton,
@@ -92,7 +95,7 @@ public struct Daemon: Sendable {
         let server = VarlinkServer(
             configuration: self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            eventLoopGroup: servingLoop,
             logger: logger
         )
         let status: @Sendable () -> String = {
@@ -142,8 +145,8 @@ public struct Daemon: Sendable {
                         logger: logger,
                         stopPingingAfter: hangAfter.map { .milliseconds(Int64($0 * 1000)) },
                         isHealthy: {
-                            // A hung event loop never answers, so the pings stop and systemd restarts the daemon.
-                            (try? await MultiThreadedEventLoopGroup.singleton.any().submit { true }.get()) ?? false
+                            // A hung serving loop never answers, so the pings stop and systemd restarts the daemon.
+                            (try? await servingLoop.submit { true }.get()) ?? false
                         }
                     )
                 ),

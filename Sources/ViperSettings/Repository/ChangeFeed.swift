@@ -8,6 +8,11 @@ public final class ChangeFeed: Sendable {
     public struct Published: Sendable, Hashable {
         public var module: String
         public var record: ChangeRecord
+
+        public init(module: String, record: ChangeRecord) {
+            self.module = module
+            self.record = record
+        }
     }
 
     /// What a subscription reads next.
@@ -33,17 +38,32 @@ public final class ChangeFeed: Sendable {
     private let state = Mutex(State())
     /// Records a subscription may have unread before it overflows.
     public let backlogLimit: Int
+    private let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
 
-    /// Creates a feed; `backlogLimit` bounds each subscription's unread records.
-    public init(backlogLimit: Int = 1024) {
+    /// Creates a feed.
+    ///
+    /// - Parameters:
+    ///   - backlogLimit: Bounds each subscription's unread records.
+    ///   - schedule: Runs the wake-up of the subscriptions that wait for a publication, later or at once (the
+    ///     default). The daemon passes its serving event loop's `execute`: the wake-up is queued behind the writer
+    ///     that published, so a writer's reply does not wait for every watcher to be served first.
+    public init(
+        backlogLimit: Int = 1024,
+        schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { $0() }
+    ) {
         precondition(backlogLimit >= 1, "backlogLimit must be at least 1")
         self.backlogLimit = backlogLimit
+        self.schedule = schedule
     }
 
     /// The number of subscriptions, for tests and status.
     public var subscriberCount: Int { self.state.withLock { $0.subscribers.count } }
 
-    /// Publishes the durable records of `module`, in revision order. Never waits.
+    /// The number of subscriptions waiting for a publication (their wake-up not yet taken), for tests and status.
+    public var waitingCount: Int { self.state.withLock { $0.subscribers.values.count { $0.waiter != nil } } }
+
+    /// Publishes the durable records of `module`, in revision order. Never waits: the subscriptions waiting for
+    /// records are woken through the feed's `schedule`.
     public func publish(module: String, records: [ChangeRecord]) {
         guard !records.isEmpty else { return }
         let published = records.map { Published(module: module, record: $0) }
@@ -67,7 +87,10 @@ public final class ChangeFeed: Sendable {
                 }
             }
         }
-        for (waiter, delivery) in wake { waiter.resume(returning: delivery) }
+        guard !wake.isEmpty else { return }
+        self.schedule { [wake] in
+            for (waiter, delivery) in wake { waiter.resume(returning: delivery) }
+        }
     }
 
     /// Subscribes to the records of `modules` published from now on.
