@@ -90,7 +90,8 @@ public struct Daemon: Sendable {
         let router = SettingsRouter(
             presenters: catalog.current.map(builder.build(schema:)),
             sync: sync.presenter,
-            watch: watch
+            watch: watch,
+            stateGeneration: { repository.currentGeneration }
         )
         let server = VarlinkServer(
             configuration: self.serverConfiguration(),

@@ -68,4 +68,37 @@ struct DaemonSystemdTests {
         #expect(daemon.ctl(["get", "power.idle.blank-after"]).stdout == "300\n")
         #expect(daemon.log.contains("keeping the previous version"), "\(daemon.log)")
     }
+
+    @Test("after a reload that changed a key's schema, get answers from the new one (no reply kept from before)")
+    func reloadChangesSchema() throws {
+        let daemon = try DaemonHarness()
+        let modules = daemon.root.appendingPathComponent("modules")
+        try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+        let network = modules.appendingPathComponent("network.json")
+        let source = DaemonHarness.packageRoot.appendingPathComponent("config/modules/network.json")
+        let schema = try String(contentsOf: source, encoding: .utf8)
+        try schema.write(to: network, atomically: true, encoding: .utf8)
+        let notify = try NotifySocket(directory: daemon.root)
+        try daemon.start(
+            extraArguments: ["--modules-dir", modules.path],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
+        _ = try #require(notify.wait(for: "READY=1"))
+        // The same call several times: the daemon answers it again from the reply it made.
+        for _ in 0..<3 {
+            #expect(daemon.ctl(["--json", "get", "network.proxy.port"]).stdout.contains(#""title": "Port""#))
+        }
+        // A new title and range, the same default: no value changes, only the schema.
+        let changed = schema.replacingOccurrences(
+            of: #""id": "port", "title": "Port", "type": "int", "range": [1, 65535]"#,
+            with: #""id": "port", "title": "Proxy port", "type": "int", "range": [1, 60000]"#
+        )
+        #expect(changed != schema)
+        try changed.write(to: network, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        _ = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
+        let after = daemon.ctl(["--json", "get", "network.proxy.port"]).stdout
+        #expect(after.contains(#""title": "Proxy port""#) && after.contains(#""maximum": 60000"#), "\(after)")
+        #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
+    }
 }

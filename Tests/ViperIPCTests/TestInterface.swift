@@ -25,13 +25,14 @@ final class TestInterface: VarlinkInterface {
         method NotAnObject() -> ()
         method Where() -> (onEventLoop: bool)
         method Now(value: ?object) -> (now: bool, value: ?object)
+        method Counter() -> (count: int)
 
         error Failed (reason: string)
 
         """
     let methods: Set<String> = [
         "Echo", "Fail", "Stream", "Slow", "WhoAmI", "Crash", "Silent", "ContinuesWithoutMore", "ReplyTwice", "Flood",
-        "Forever", "NotAnObject", "Where", "Now",
+        "Forever", "NotAnObject", "Where", "Now", "Counter",
     ]
 
     /// Every call received, in order.
@@ -49,12 +50,31 @@ final class TestInterface: VarlinkInterface {
     /// Fires when `Forever` ended, i.e. was cancelled.
     let foreverEnded = TestSignal()
 
+    /// What `Counter` answers.
+    let count = Atomic<Int64>(0)
+    /// The interface's ``replyNowGeneration``, `nil` while it is 0 (no reply reused).
+    let generation = Atomic<UInt64>(0)
+    /// How many replies ``replyNow(to:)`` made.
+    let madeNow = Atomic<Int>(0)
+
+    var replyNowGeneration: UInt64? {
+        let generation = self.generation.load(ordering: .sequentiallyConsistent)
+        return generation == 0 ? nil : generation
+    }
+
     /// `Now` is answered on the spot, with `now: true`; when it cannot be (a call before it is still in progress),
-    /// ``handle(_:peer:replies:)`` answers it with `now: false`.
+    /// ``handle(_:peer:replies:)`` answers it with `now: false`. So is `Counter`, with ``count``.
     func replyNow(to call: VarlinkCall) -> [UInt8]? {
-        guard call.methodName == "Now" else { return nil }
         var text: [UInt8] = []
-        JSONValue.object(["now": true, "value": call.parameters["value"] ?? .null]).write(into: &text)
+        switch call.methodName {
+        case "Now":
+            JSONValue.object(["now": true, "value": call.parameters["value"] ?? .null]).write(into: &text)
+        case "Counter":
+            JSONValue.object(["count": .int(self.count.load(ordering: .sequentiallyConsistent))]).write(into: &text)
+        default:
+            return nil
+        }
+        self.madeNow.add(1, ordering: .sequentiallyConsistent)
         return text
     }
 
@@ -111,6 +131,8 @@ final class TestInterface: VarlinkInterface {
         case "Now":
             // Only when the event loop did not answer it on the spot (see replyNow(to:)).
             try await replies.reply(["now": false, "value": call.parameters["value"] ?? .null])
+        case "Counter":
+            try await replies.reply(["count": .int(self.count.load(ordering: .sequentiallyConsistent))])
         case "Where":
             try await replies.reply(["onEventLoop": .bool(MultiThreadedEventLoopGroup.currentEventLoop != nil)])
         default:

@@ -34,6 +34,40 @@ struct VarlinkImmediateReplyTests {
         }
     }
 
+    @Test("a reply made on the spot is sent again to the same bytes while the generation holds, made anew after")
+    func repliesReused() async throws {
+        try await TestServer.with { server in
+            let interface = server.interface
+            interface.generation.store(1, ordering: .sequentiallyConsistent)
+            interface.count.store(7, ordering: .sequentiallyConsistent)
+            let counter = #"{"method": "org.example.test.Counter"}"#
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                let onTheSpot = try await Self.answeredOnTheSpotSoon(&client)
+                #expect(onTheSpot)
+                // Made once on the spot, then sent again from the call's bytes: the interface is not asked.
+                let made = interface.madeNow.load(ordering: .sequentiallyConsistent)
+                #expect(try await client.call(counter) == ["parameters": ["count": 7]])
+                interface.count.store(8, ordering: .sequentiallyConsistent)
+                for _ in 0..<3 { #expect(try await client.call(counter) == ["parameters": ["count": 7]]) }
+                #expect(interface.madeNow.load(ordering: .sequentiallyConsistent) == made + 1)
+            }
+            // Shared by connections; a new generation makes it again, as do other bytes for the same call.
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                let reused = try await client.call(counter)
+                #expect(reused == ["parameters": ["count": 7]])
+                interface.generation.store(2, ordering: .sequentiallyConsistent)
+                #expect(try await client.call(counter) == ["parameters": ["count": 8]])
+                interface.count.store(9, ordering: .sequentiallyConsistent)
+                #expect(try await client.call(#"{"method":"org.example.test.Counter"}"#) == ["parameters": ["count": 9]])
+                // An interface without a generation never gets a reply reused.
+                interface.generation.store(0, ordering: .sequentiallyConsistent)
+                #expect(try await client.call(counter) == ["parameters": ["count": 9]])
+                interface.count.store(10, ordering: .sequentiallyConsistent)
+                #expect(try await client.call(counter) == ["parameters": ["count": 10]])
+            }
+        }
+    }
+
     @Test("replies keep the order of calls: behind a call in progress, the next one waits its turn")
     func orderKept() async throws {
         try await TestServer.with { server in

@@ -55,6 +55,9 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         return try? self.valueText(value)
     }
 
+    /// Grows whenever a `Get` may be answered differently: the Router's ``SettingsRouter/valueGeneration``.
+    public var replyNowGeneration: UInt64? { self.router.valueGeneration }
+
     /// The encoded parameters of a value reply (`Get`), from the cache while the value is unchanged.
     private func valueText(_ value: ValueViewModel) throws -> [UInt8] {
         try self.valueReplies.text(for: value) {

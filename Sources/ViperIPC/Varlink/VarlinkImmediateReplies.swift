@@ -48,28 +48,36 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
 
     private let interfaces: [String: any VarlinkInterface]
     private let control: VarlinkImmediateReplyControl
+    private let cache: VarlinkImmediateReplyCache
     /// Calls handed on whose last reply has not been written yet.
     private var callsInFlight = 0
 
-    init(interfaces: [String: any VarlinkInterface], control: VarlinkImmediateReplyControl) {
+    init(
+        interfaces: [String: any VarlinkInterface],
+        control: VarlinkImmediateReplyControl,
+        cache: VarlinkImmediateReplyCache
+    ) {
         self.interfaces = interfaces
         self.control = control
+        self.cache = cache
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let message = self.unwrapInboundIn(data)
-        let request = VarlinkRequest(message: message)
+        var request: VarlinkRequest?
         // Only when nothing is pending before it (no reply owed, the connection's task waiting for a call), and
         // while the client reads its replies: one that does not is answered by the task, which waits for it.
         if self.callsInFlight == 0, self.control.nothingPending, context.channel.isWritable,
-            let activity = self.control.enabledActivity,
-            case .call(let call) = request, let reply = self.replyNow(to: call), activity.beginImmediateCall()
+            let activity = self.control.enabledActivity
         {
-            context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
-            activity.endImmediateCall()
-            return
+            let reply = self.cache.reply(to: message) ?? self.replyNow(to: message, parsed: &request)
+            if let reply, activity.beginImmediateCall() {
+                context.writeAndFlush(self.wrapOutboundOut(reply), promise: nil)
+                activity.endImmediateCall()
+                return
+            }
         }
-        if Self.expectsReply(request) { self.callsInFlight += 1 }
+        if Self.expectsReply(request ?? VarlinkRequest(message: message)) { self.callsInFlight += 1 }
         self.control.handedOn()
         context.fireChannelRead(data)
     }
@@ -81,12 +89,20 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
         context.write(data, promise: promise)
     }
 
-    /// The whole reply frame when the call's interface answers it on the spot.
-    private func replyNow(to call: VarlinkCall) -> ByteBuffer? {
-        guard !call.more, !call.oneway, let interface = self.interfaces[call.interfaceName],
-            interface.methods.contains(call.methodName), let parameters = interface.replyNow(to: call)
+    /// The whole reply frame when the call's interface answers it on the spot, kept for the same bytes when the
+    /// interface has a generation; `request` is set to the parsed message.
+    private func replyNow(to message: ByteBuffer, parsed request: inout VarlinkRequest?) -> ByteBuffer? {
+        let parsed = VarlinkRequest(message: message)
+        request = parsed
+        guard case .call(let call) = parsed, !call.more, !call.oneway,
+            let interface = self.interfaces[call.interfaceName], interface.methods.contains(call.methodName)
         else { return nil }
-        return VarlinkReply.frame(encodedParameters: parameters)
+        // Read before the reply is made: a reply kept under it is never newer than what it names.
+        let generation = interface.replyNowGeneration
+        guard let parameters = interface.replyNow(to: call) else { return nil }
+        let reply = VarlinkReply.frame(encodedParameters: parameters)
+        if let generation { self.cache.keep(reply, to: message, interface: interface, generation: generation) }
+        return reply
     }
 
     /// Whether the connection's task will write a last reply for `request` (a protocol violation closes the

@@ -37,8 +37,16 @@ public protocol VarlinkInterface: Sendable {
     /// call. The server asks this on the connection's event loop, before handing the call on: it must be quick
     /// and never block. The default is `nil`.
     func replyNow(to call: VarlinkCall) -> [UInt8]?
+
+    /// A number that grows whenever a reply of ``replyNow(to:)`` may change, read before it; `nil` (the default)
+    /// when its replies must not be reused. The server keeps the replies it made on the spot by the exact bytes of
+    /// their calls, and sends one again to the same bytes while this number has not changed. It is read on the event
+    /// loop for every such call: it must be quick.
+    var replyNowGeneration: UInt64? { get }
 }
 
 extension VarlinkInterface {
     public func replyNow(to call: VarlinkCall) -> [UInt8]? { nil }
+
+    public var replyNowGeneration: UInt64? { nil }
 }

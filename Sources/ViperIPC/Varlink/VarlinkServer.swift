@@ -112,6 +112,7 @@ public final class VarlinkServer: Service, Sendable {
         }
         let maximumMessageSize = self.configuration.maximumMessageSize
         let interfaces = self.interfaces
+        let immediateReplies = VarlinkImmediateReplyCache()
         let configured =
             bootstrap
             .serverChannelOption(.backlog, value: 256)
@@ -134,7 +135,11 @@ public final class VarlinkServer: Service, Sendable {
                     // Calls answered on the spot (a Get of a loaded module), once the connection is accepted.
                     let immediate = VarlinkImmediateReplyControl()
                     try channel.pipeline.syncOperations.addHandler(
-                        VarlinkImmediateReplyHandler(interfaces: interfaces, control: immediate)
+                        VarlinkImmediateReplyHandler(
+                            interfaces: interfaces,
+                            control: immediate,
+                            cache: immediateReplies
+                        )
                     )
                     // Closed and finished on deinit: a connection NIO accepts while the listener closes is
                     // dropped without ever reaching the accept loop, and must not trip NIOAsyncWriter's

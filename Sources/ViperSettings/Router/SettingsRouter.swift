@@ -24,19 +24,35 @@ public final class SettingsRouter: Sendable {
     private let presenters: Mutex<[String: any SettingsPresenterProtocol]>
     private let sync: (any SyncPresenterProtocol)?
     private let watcher: (any WatchPresenterProtocol)?
+    private let stateGeneration: (@Sendable () -> UInt64)?
+    /// How many times the registry was replaced.
+    private let replacements = Atomic<UInt64>(0)
 
     /// Creates a router over the given modules, the status and sync requests when `sync` is given, and watch streams
     /// when `watch` is given.
+    ///
+    /// `stateGeneration`, when given, is a number that grows whenever the modules' current states (what
+    /// ``valueNow(key:)`` reads) may change; the Router then has a ``valueGeneration``.
     public init(
         presenters: [any SettingsPresenterProtocol],
         sync: (any SyncPresenterProtocol)? = nil,
-        watch: (any WatchPresenterProtocol)? = nil
+        watch: (any WatchPresenterProtocol)? = nil,
+        stateGeneration: (@Sendable () -> UInt64)? = nil
     ) {
         self.presenters = Mutex(
             Dictionary(presenters.map { ($0.moduleName, $0) }, uniquingKeysWith: { first, _ in first })
         )
         self.sync = sync
         self.watcher = watch
+        self.stateGeneration = stateGeneration
+    }
+
+    /// A number that grows whenever ``valueNow(key:)`` may give something new for some key: a change of a module's
+    /// state, or a new registry (a reload). What was made from `valueNow` can be reused while it stays the same, if
+    /// it was read before. `nil` when the Router is not told of state changes.
+    public var valueGeneration: UInt64? {
+        // Both counts only grow, so their sum grows when either does.
+        self.stateGeneration.map { $0() &+ self.replacements.load(ordering: .acquiring) }
     }
 
     /// Streams the keys or modules named by `targets` (every module when empty) on `view`, after `cursor` when
@@ -53,6 +69,8 @@ public final class SettingsRouter: Sendable {
     public func replace(presenters: [any SettingsPresenterProtocol]) {
         let registry = Dictionary(presenters.map { ($0.moduleName, $0) }, uniquingKeysWith: { first, _ in first })
         self.presenters.withLock { $0 = registry }
+        // Counted after the swap: a reader that saw the old count may have used either registry.
+        self.replacements.add(1, ordering: .releasing)
     }
 
     /// The ViewModel of a `get` of `key` when it can be made on the spot, without waiting for storage; `nil` when

@@ -127,6 +127,12 @@ public actor JSONFileRepository: SettingsRepository {
         self.published.state(of: module)
     }
 
+    /// A number that grows whenever ``currentState(of:)`` may return something new, for any module: what is made
+    /// from those states can be reused while it stays the same. Read it before reading the states.
+    public nonisolated var currentGeneration: UInt64 {
+        self.published.generation
+    }
+
     /// Lets `decide` compute a change from the module's newest state, appends it to the journal and returns once it
     /// is durable. See the type's documentation for group commit and failures.
     public func update(
