@@ -58,7 +58,8 @@ struct VarlinkImmediateReplyTests {
                 interface.generation.store(2, ordering: .sequentiallyConsistent)
                 #expect(try await client.call(counter) == ["parameters": ["count": 8]])
                 interface.count.store(9, ordering: .sequentiallyConsistent)
-                #expect(try await client.call(#"{"method":"org.example.test.Counter"}"#) == ["parameters": ["count": 9]])
+                let compact = #"{"method":"org.example.test.Counter"}"#
+                #expect(try await client.call(compact) == ["parameters": ["count": 9]])
                 // An interface without a generation never gets a reply reused.
                 interface.generation.store(0, ordering: .sequentiallyConsistent)
                 #expect(try await client.call(counter) == ["parameters": ["count": 9]])
