@@ -112,12 +112,10 @@ struct VarlinkConnection: Sendable {
             }
             if call.more {
                 do {
-                    try await withCancellationOnGracefulShutdown { [peer, channel = self.channel.channel] in
-                        try await ChannelCloseWaiter.run(until: channel) {
-                            try await interface.handle(call, peer: peer, replies: replies)
-                        }
+                    try await StreamingCallRunner.run(until: self.channel.channel) { [peer] in
+                        try await interface.handle(call, peer: peer, replies: replies)
                     }
-                } catch is ChannelCloseWaiter.Closed {
+                } catch is StreamingCallRunner.Closed {
                     _ = replies.end()
                     logger.debug("Varlink streaming call ended: the client closed the connection")
                     return false
