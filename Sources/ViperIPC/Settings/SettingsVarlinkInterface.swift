@@ -23,10 +23,18 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     private static let methodNames = Set(SettingsMethod.allCases.map(\.rawValue))
 
     public func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
+        // Two functions kept apart: a watch stays suspended for as long as its client watches, so its async frames
+        // are held per watcher; the locals of the other calls are not among them.
         if call.methodName == SettingsMethod.watch.rawValue {
             try await self.watch(call, replies: replies)
-            return
+        } else {
+            try await self.answer(call, peer: peer, replies: replies)
         }
+    }
+
+    /// Answers every call but `Watch`.
+    @inline(never)
+    private func answer(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         let request = try Self.request(for: call)
         let view = VarlinkSettingsView()
         await self.router.handle(request, caller: peer, view: view)
@@ -67,6 +75,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
 
     /// Streams `Watch` replies, with `continues`, until the client goes away or the call is cancelled; an unknown
     /// key or module is the declared error.
+    @inline(never)
     private func watch(_ call: VarlinkCall, replies: any VarlinkReplySink) async throws {
         guard call.more else { throw VarlinkError.expectedMore() }
         var targets: [String] = []

@@ -58,6 +58,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
 
     /// Sends what followed `cursor` in every watched module and returns the cursor after it; sends a resync and
     /// returns `nil` when a module's history does not reach back to it.
+    @inline(never)  // its frame is not held for the whole stream
     private func replay(
         after cursor: WatchCursor,
         scope: WatchScope,
@@ -85,6 +86,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
     }
 
     /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
+    @inline(never)  // its frame is not held for the whole stream
     private func sendCurrent(
         scope: WatchScope,
         emit: @Sendable (WatchEvent) async throws -> Void
