@@ -13,11 +13,14 @@ warning level only. Sections (--only takes names or numbers):
 
   1 get    GET at 1 and 16 connections: viper-settingsd (network.proxy.port, bundled modules) vs redis-server
            without persistence (--save "" --appendonly no). settings-bench, closed loop, one request in flight
-           per connection. ops/s, p50, p99, ratios viper/redis.
+           per connection. ops/s, p50, p99, ratios viper/redis. Each measurement is made 3 times (1 with
+           --quick), the servers taking turns, all started beforehand and idle while another is measured; the
+           run of median ops/s is shown, with the ops/s of every run (this VM's speed drifts during a run).
   2 set    Durable SET at 1 and 16 connections: viper-settingsd (every Set written and fsynced before the reply)
            vs redis-server --appendonly yes --appendfsync always vs etcd puts (fsynced to its WAL). etcd is
            driven from Python (POST /v3/kv/put on its JSON gateway, one keep-alive http.client connection per
-           thread): the client costs more than settings-bench, so its figures are a lower bound.
+           thread): the client costs more than settings-bench, so its figures are a lower bound. 3 runs each,
+           in turns, as for get.
   3 cli    CLI wall time, hyperfine -N: settingsctl get vs dconf read vs redis-cli get vs etcdctl get, and
            settingsctl set vs dconf write vs redis-cli set vs etcdctl put. Each timed write changes the value:
            --prepare writes 1 before every timed write of 2 (as scripts/bench-cli.sh explains); checked after.
@@ -36,7 +39,7 @@ warning level only. Sections (--only takes names or numbers):
 Output, in --out (default bench-results/YYYYmmdd-HHMMSS/): results.json (every figure, settings-bench's and
 hyperfine's reports whole), results.md (a table per section, the targets met or missed, the machine, the
 command), PNG plots, the logs of the servers. --publish also writes docs/benchmarks.md with the plots copied into
-docs/benchmarks/. The default run takes about 3 minutes on 2 cores, --quick under one. A benchmark, not a test:
+docs/benchmarks/. The default run takes about 5 minutes on 2 cores, --quick under one. A benchmark, not a test:
 the exit status is 0 unless a run could not be made (1; the other runs go on and are reported, the section is
 marked incomplete), 2 on a usage error, 130 on Ctrl-C or SIGTERM.
 """
@@ -646,26 +649,40 @@ def measured(bench, what, function, target=None):
 
 
 def load_section(bench, op, servers):
-    """Rows of ops/s and latency: for each (label, start, measure) in `servers`, start it, then measure it at each
-    number of connections in CONNECTIONS, then stop it."""
-    rows = []
-    for label, start, measure in servers:
-        target = measured(bench, f"starting {label}", start)
-        try:
+    """Rows of ops/s and latency: every (label, start, measure) in `servers` is started, then measured at each
+    number of connections in CONNECTIONS, bench.rounds times, the servers taking turns (so that a machine that
+    speeds up or slows down during the run does not favour one of them), then stopped. Each row holds the run of
+    median ops/s and the ops/s of every run."""
+    targets = []
+    try:
+        for label, start, measure in servers:
+            targets.append((label, measured(bench, f"starting {label}", start), measure))
+        runs = {}
+        for round_index in range(bench.rounds):
             for connections in CONNECTIONS:
-                bench.say(f"{op} {label}, {connections} connection(s)")
-                report = None
-                if target is not None:
-                    report = measured(bench, f"{op} {label}, {connections} connection(s)",
-                                      lambda: measure(target, connections), target)
-                row = {"server": label, "connections": connections, "report": report}
-                if report is None:
-                    row["error"] = bench.failed[-1]
+                for label, target, measure in targets:
+                    if target is None:
+                        continue
+                    name = f"{op} {label}, {connections} connection(s), run {round_index + 1} of {bench.rounds}"
+                    bench.say(name)
+                    report = measured(bench, name, lambda: measure(target, connections), target)
+                    if report is not None:
+                        runs.setdefault((label, connections), []).append(report)
+        rows = []
+        for label, target, _ in targets:
+            for connections in CONNECTIONS:
+                reports = sorted(runs.get((label, connections), []), key=lambda report: report["opsPerSecond"])
+                row = {"server": label, "connections": connections,
+                       "report": reports[len(reports) // 2] if reports else None,
+                       "runsOpsPerSecond": [report["opsPerSecond"] for report in reports]}
+                if not reports:
+                    row["error"] = bench.failed[-1] if bench.failed else "not measured"
                 rows.append(row)
-        finally:
+        return rows
+    finally:
+        for _, target, _ in targets:
             if target is not None:
                 target.stop()
-    return rows
 
 
 def section_get(bench):
@@ -1121,15 +1138,17 @@ def markdown(results, image_prefix=""):
                 report = row["report"]
                 base = find_row(section, base_server, row["connections"])
                 if report is None:
-                    rows.append([row["server"], row["connections"], "failed"] + ["–"] * 7)
+                    rows.append([row["server"], row["connections"], "failed"] + ["–"] * 8)
                     continue
                 rows.append([row["server"], row["connections"], fmt(report["opsPerSecond"], 0),
+                             ", ".join(fmt(ops, 0) for ops in row.get("runsOpsPerSecond", [])),
                              fmt(report[op]["p50Us"]), fmt(report[op]["p99Us"]), fmt(report[op]["p999Us"]),
                              report["errors"],
                              fmt(ratio(report["opsPerSecond"], base["opsPerSecond"]), 2) if base else "–",
                              fmt(ratio(report[op]["p50Us"], base[op]["p50Us"]), 2) if base else "–",
                              fmt(ratio(report[op]["p99Us"], base[op]["p99Us"]), 2) if base else "–"])
-            out.append(table(["server", "connections", "ops/s", "p50 µs", "p99 µs", "p99.9 µs", "errors",
+            out.append(table(["server", "connections", "ops/s (median run)", "each run", "p50 µs", "p99 µs",
+                              "p99.9 µs", "errors",
                               f"ops/s ÷ {base_server}", "p50 ÷", "p99 ÷"], rows))
             if name == "set":
                 out.append("")
@@ -1423,6 +1442,7 @@ class Bench:
         self.hyperfine_runs = 20 if args.quick else 300
         self.hyperfine_warmup = 3 if args.quick else 20
         self.cold_repeats = 5 if args.quick else 10
+        self.rounds = 1 if args.quick else 3  # runs of each GET and SET measurement; the median is shown
         self.watch_sets = 50 if args.quick else None
         self.out = args.out.resolve()
         self.work = Path(tempfile.mkdtemp(prefix="viper-compare-", dir="/tmp"))
