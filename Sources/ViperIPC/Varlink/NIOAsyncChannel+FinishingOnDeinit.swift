@@ -6,13 +6,13 @@ import NIOCore
 protocol FinishingOnDeinitWrapping {
     init(
         synchronouslyWrapping channel: any Channel,
-        configuration: NIOAsyncChannel<ByteBuffer, ByteBuffer>.Configuration
+        configuration: NIOAsyncChannel<VarlinkRequest, ByteBuffer>.Configuration
     ) throws
 }
 
-extension NIOAsyncChannel: FinishingOnDeinitWrapping where Inbound == ByteBuffer, Outbound == ByteBuffer {}
+extension NIOAsyncChannel: FinishingOnDeinitWrapping where Inbound == VarlinkRequest, Outbound == ByteBuffer {}
 
-extension NIOAsyncChannel where Inbound == ByteBuffer, Outbound == ByteBuffer {
+extension NIOAsyncChannel where Inbound == VarlinkRequest, Outbound == ByteBuffer {
     /// Wraps `channel`, closing it and finishing its writer if the wrapper is deinitialized unused.
     static func finishingOnDeinit(wrapping channel: any Channel) throws -> Self {
         try Self.wrap(channel, as: Self.self)

@@ -6,8 +6,8 @@ import ViperSettings
 
 /// Serves one accepted connection: reads its calls one after another and answers each before the next.
 struct VarlinkConnection: Sendable {
-    /// The connection, with NUL-separated messages as inbound elements and encoded replies as outbound ones.
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    /// The connection, with its messages, parsed, as inbound elements and encoded replies as outbound ones.
+    let channel: NIOAsyncChannel<VarlinkRequest, ByteBuffer>
     /// Lets the pipeline answer calls on the spot once this connection is served.
     let immediateReplies: VarlinkImmediateReplyControl
     /// Who is connected.
@@ -48,7 +48,7 @@ struct VarlinkConnection: Sendable {
     }
 
     private func serve(
-        inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
+        inbound: NIOAsyncChannelInboundStream<VarlinkRequest>,
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
         activity: VarlinkConnectionActivity
     ) async throws {
@@ -63,10 +63,10 @@ struct VarlinkConnection: Sendable {
 
     /// Handles one message; returns whether the connection stays open.
     private func process(
-        _ message: ByteBuffer,
+        _ request: VarlinkRequest,
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     ) async throws -> Bool {
-        switch VarlinkRequest(message: message) {
+        switch request {
         case .protocolViolation(let reason):
             self.logger.notice(
                 "Closing Varlink connection after a protocol violation",

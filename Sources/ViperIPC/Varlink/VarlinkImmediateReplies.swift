@@ -33,7 +33,7 @@ final class VarlinkImmediateReplyControl: Sendable {
 }
 
 /// Answers, on the event loop, the calls an interface can answer without waiting (``VarlinkInterface/replyNow(to:)``:
-/// a `Get` of a loaded module), and hands every other message to the connection's task.
+/// a `Get` of a loaded module), and hands every other message, parsed, to the connection's task.
 ///
 /// Replies keep the order of calls: a call is answered here only when the connection's task has finished every
 /// message handed to it (`oneway` calls included: a `oneway` set must be done before a later get reads) and every
@@ -42,7 +42,7 @@ final class VarlinkImmediateReplyControl: Sendable {
 /// answers it, waiting until it reads, and stops reading its calls meanwhile, so nothing piles up.
 final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+    typealias InboundOut = VarlinkRequest
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -77,9 +77,11 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
                 return
             }
         }
-        if Self.expectsReply(request ?? VarlinkRequest(message: message)) { self.callsInFlight += 1 }
+        // Parsed once: the connection's task gets the call as parsed here.
+        let parsed = request ?? VarlinkRequest(message: message)
+        if Self.expectsReply(parsed) { self.callsInFlight += 1 }
         self.control.handedOn()
-        context.fireChannelRead(data)
+        context.fireChannelRead(self.wrapInboundOut(parsed))
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

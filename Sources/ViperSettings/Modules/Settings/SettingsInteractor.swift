@@ -194,13 +194,17 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     }
 
     func audit(_ changes: [(before: ResolvedSetting, after: ResolvedSetting)], caller: Caller) {
+        // The values' texts are made once each, and only when the line is logged.
+        guard self.logger.logLevel <= .notice else { return }
         for (before, after) in changes {
+            let old = before.value.logText()
+            let new = after.value.logText()
             self.logger.notice(
-                "\(after.key) changed from \(before.value.logText()) to \(after.value.logText())",
+                "\(after.key) changed from \(old) to \(new)",
                 metadata: [
                     "key": "\(after.key)",
-                    "old_value": "\(before.value.logText())",
-                    "new_value": "\(after.value.logText())",
+                    "old_value": "\(old)",
+                    "new_value": "\(new)",
                     "layer": "\(after.winner.rawValue)",
                     "client_uid": "\(caller.uid)",
                     "client_pid": "\(caller.pid)",
