@@ -99,7 +99,8 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
         guard case .call(let call) = parsed, !call.more, !call.oneway,
             let interface = self.interfaces[call.interfaceName], interface.methods.contains(call.methodName)
         else { return nil }
-        // Read before the reply is made: a reply kept under it is never newer than what it names.
+        // Read before the reply is made: the reply is never older than the generation it is kept under (at worst
+        // newer, and then it is made again).
         let generation = interface.replyNowGeneration
         guard let parameters = interface.replyNow(to: call) else { return nil }
         let reply = VarlinkReply.frame(encodedParameters: parameters)
