@@ -6,7 +6,7 @@ import NIOCore
 protocol FinishingOnDeinitWrapping {
     init(
         synchronouslyWrapping channel: any Channel,
-        configuration: NIOAsyncChannel<VarlinkRequest, ByteBuffer>.Configuration
+        configuration: VarlinkServerChannel.Configuration
     ) throws
 }
 

@@ -6,8 +6,8 @@ import ViperSettings
 
 /// Serves one accepted connection: reads its calls one after another and answers each before the next.
 struct VarlinkConnection: Sendable {
-    /// The connection, with its messages, parsed, as inbound elements and encoded replies as outbound ones.
-    let channel: NIOAsyncChannel<VarlinkRequest, ByteBuffer>
+    /// The connection.
+    let channel: VarlinkServerChannel
     /// Lets the pipeline answer calls on the spot once this connection is served.
     let immediateReplies: VarlinkImmediateReplyControl
     /// Who is connected.

@@ -22,7 +22,7 @@ struct VarlinkConnectionRefusal: Sendable {
     static let maximumAtOnce = 64
 
     /// Answers the first call with the error, then closes the connection.
-    func run(on channel: NIOAsyncChannel<VarlinkRequest, ByteBuffer>) async {
+    func run(on channel: VarlinkServerChannel) async {
         let admitted = Self.inProgress.add(1, ordering: .relaxed).newValue <= Self.maximumAtOnce
         defer { Self.inProgress.subtract(1, ordering: .relaxed) }
         do {

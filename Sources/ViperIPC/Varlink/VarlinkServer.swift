@@ -144,7 +144,7 @@ public final class VarlinkServer: Service, Sendable {
                     // Closed and finished on deinit: a connection NIO accepts while the listener closes is
                     // dropped without ever reaching the accept loop, and must not trip NIOAsyncWriter's
                     // precondition.
-                    let wrapped = try NIOAsyncChannel<VarlinkRequest, ByteBuffer>.finishingOnDeinit(wrapping: channel)
+                    let wrapped = try VarlinkServerChannel.finishingOnDeinit(wrapping: channel)
                     return AcceptedConnection(channel: wrapped, peer: peer, immediateReplies: immediate)
                 }
         }
@@ -246,15 +246,19 @@ public final class VarlinkServer: Service, Sendable {
         await connection.run()
     }
 
-    private static func close(_ channel: NIOAsyncChannel<VarlinkRequest, ByteBuffer>) async {
+    private static func close(_ channel: VarlinkServerChannel) async {
         try? await channel.executeThenClose { _, _ in }
     }
 }
 
+/// A served connection: its messages, parsed, as inbound elements (see ``VarlinkImmediateReplyHandler``) and
+/// encoded reply frames as outbound ones.
+typealias VarlinkServerChannel = NIOAsyncChannel<VarlinkRequest, ByteBuffer>
+
 /// A connection as the server accepts it: the channel and its peer's credentials, read on the event loop.
 struct AcceptedConnection: Sendable {
-    /// The connection, with its messages, parsed, as inbound elements and encoded replies as outbound ones.
-    var channel: NIOAsyncChannel<VarlinkRequest, ByteBuffer>
+    /// The connection.
+    var channel: VarlinkServerChannel
     /// Who is connected, or why that could not be read.
     var peer: Result<Caller, any Error>
     /// Enables the calls answered on the event loop once the connection is served.

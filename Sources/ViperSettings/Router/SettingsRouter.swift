@@ -77,10 +77,10 @@ public final class SettingsRouter: Sendable {
     /// it cannot (the module is not loaded yet, or the key is unknown): then ``handle(_:caller:view:)`` answers,
     /// with the error if there is one. Reads are open to every caller, so no caller is needed.
     public func valueNow(key: String) -> ValueViewModel? {
-        guard let dot = key.firstIndex(of: ".") else { return nil }
-        let module = String(key[..<dot])
-        guard let presenter = self.presenters.withLock({ $0[module] }) else { return nil }
-        return presenter.valueNow(path: String(key[key.index(after: dot)...]))
+        guard let (module, path) = Self.split(key), let presenter = self.presenters.withLock({ $0[module] }) else {
+            return nil
+        }
+        return presenter.valueNow(path: path)
     }
 
     /// The names of the modules served, sorted.
@@ -150,12 +150,16 @@ public final class SettingsRouter: Sendable {
         view: any SettingsViewProtocol,
         event: (String) -> SettingsViewEvent
     ) async {
-        guard let dot = key.firstIndex(of: ".") else {
+        guard let (module, path) = Self.split(key) else {
             await view.display(failure: .noSuchKey(key: key))
             return
         }
-        let module = String(key[..<dot])
-        let path = String(key[key.index(after: dot)...])
         await self.dispatch(module: module, event: event(path), caller: caller, view: view)
+    }
+
+    /// `module.section.item` as its module and its path in the module; `nil` without a dot.
+    private static func split(_ key: String) -> (module: String, path: String)? {
+        guard let dot = key.firstIndex(of: ".") else { return nil }
+        return (String(key[..<dot]), String(key[key.index(after: dot)...]))
     }
 }
