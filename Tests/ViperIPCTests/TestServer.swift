@@ -59,6 +59,9 @@ struct TestServer: Sendable {
         configuration.maximumConnections = maximumConnections ?? configuration.maximumConnections
         configuration.maximumConnectionsPerUID = maximumConnectionsPerUID ?? configuration.maximumConnectionsPerUID
         configuration.idleTimeout = idleTimeout
+        // A refused test client sends its call at once, but a busy machine may hold up its task for seconds: the
+        // refusal must not close the connection before the call arrives.
+        configuration.refusalWait = .seconds(60)
         let interface = TestInterface()
         let server = Self.makeServer(configuration: configuration, interface: interface)
         let result = try await withThrowingTaskGroup(of: Void.self) { group in

@@ -227,7 +227,7 @@ public final class VarlinkServer: Service, Sendable {
                     name: self.configuration.limitErrorName,
                     parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum))]
                 ),
-                wait: .seconds(2),
+                wait: TimeAmount(self.configuration.refusalWait),
                 logger: logger
             )
             await refusal.run(on: channel)

@@ -35,6 +35,9 @@ public struct VarlinkServerConfiguration: Sendable {
     public var limitErrorName: String
     /// How long a connection may stay without a call in progress before it is closed; `nil` for no limit.
     public var idleTimeout: Duration?
+    /// How long a refused connection (over a limit) has to send its first call, which gets the limit error, before
+    /// it is closed without a reply.
+    public var refusalWait: Duration
 
     /// Creates a configuration.
     public init(
@@ -47,6 +50,7 @@ public struct VarlinkServerConfiguration: Sendable {
         maximumConnections: Int = 4096,
         maximumConnectionsPerUID: Int = 128,
         idleTimeout: Duration? = nil,
+        refusalWait: Duration = .seconds(2),
         limitErrorName: String = "org.varlink.service.TooManyConnections"
     ) {
         self.endpoint = endpoint
@@ -58,6 +62,7 @@ public struct VarlinkServerConfiguration: Sendable {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerUID = maximumConnectionsPerUID
         self.idleTimeout = idleTimeout
+        self.refusalWait = refusalWait
         self.limitErrorName = limitErrorName
     }
 }
