@@ -244,11 +244,21 @@ def unix_connectable(path):
         probe.close()
 
 
+def unix_socket(path, timeout):
+    """A stream socket connected to the Unix socket at `path`, with `timeout` for every operation."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(str(path))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 class VarlinkClient:
     def __init__(self, path, timeout=CALL_DEADLINE):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(str(path))
+        self.sock = unix_socket(path, timeout)
         self.buffer = b""
 
     def call(self, method, parameters=None):
@@ -279,9 +289,7 @@ def varlink_call(path, method, parameters=None):
 
 class RespClient:
     def __init__(self, path, timeout=CALL_DEADLINE):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(str(path))
+        self.sock = unix_socket(path, timeout)
         self.file = self.sock.makefile("rb")
 
     def command(self, *words):
