@@ -58,3 +58,26 @@ public struct ItemViewModel: Sendable, Hashable, Codable {
         self.limits = limits
     }
 }
+
+extension ItemViewModel {
+    /// Appends the item as compact JSON text: the bytes ``JSONValueEncoder/encodeText(_:)`` writes for it, written
+    /// directly (members in the order of their keys).
+    public func writeJSONText(into out: inout [UInt8]) {
+        JSONObjectText<CodingKeys>.write(into: &out) { object in
+            object.member(.constraint, self.constraint)
+            object.member(.defaultValue, self.defaultValue)
+            object.member(.defaultDisplay, self.defaultDisplay)
+            object.member(.display, self.display)
+            object.member(.id, self.id)
+            object.member(.key, self.key)
+            object.member(.layer, self.layer.rawValue)
+            if let limits = self.limits { object.member(.limits) { limits.writeJSONText(into: &$0) } }
+            object.member(.locked, self.locked)
+            object.member(.modified, self.modified)
+            object.member(.summary, self.summary)
+            object.member(.title, self.title)
+            object.member(.type, self.type)
+            object.member(.value, self.value)
+        }
+    }
+}

@@ -34,3 +34,19 @@ public struct LimitsViewModel: Sendable, Hashable, Codable {
         self.maxSize = maxSize
     }
 }
+
+extension LimitsViewModel {
+    /// Appends the limits as compact JSON text: the bytes ``JSONValueEncoder/encodeText(_:)`` writes for them,
+    /// written directly (members in the order of their keys).
+    public func writeJSONText(into out: inout [UInt8]) {
+        JSONObjectText<CodingKeys>.write(into: &out) { object in
+            object.member(.choices, self.choices)
+            object.member(.maxItems, self.maxItems)
+            object.member(.maxLength, self.maxLength)
+            object.member(.maxSize, self.maxSize)
+            object.member(.maximum, self.maximum)
+            object.member(.minimum, self.minimum)
+            object.member(.pattern, self.pattern)
+        }
+    }
+}

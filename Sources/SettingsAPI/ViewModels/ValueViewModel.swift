@@ -36,3 +36,27 @@ public struct ResetResultViewModel: Sendable, Hashable, Codable {
         self.revision = revision
     }
 }
+
+extension ValueViewModel {
+    /// Appends the reply as compact JSON text: the bytes ``JSONValueEncoder/encodeText(_:)`` writes for it, written
+    /// directly.
+    public func writeJSONText(into out: inout [UInt8]) {
+        JSONObjectText<CodingKeys>.write(into: &out) { object in
+            object.member(.item) { self.item.writeJSONText(into: &$0) }
+            object.member(.revision, self.revision)
+        }
+    }
+}
+
+extension SetResultViewModel {
+    /// Appends the reply as compact JSON text: the bytes ``JSONValueEncoder/encodeText(_:)`` writes for it, written
+    /// directly.
+    public func writeJSONText(into out: inout [UInt8]) {
+        JSONObjectText<CodingKeys>.write(into: &out) { object in
+            object.member(.changed, self.changed)
+            object.member(.item) { self.item.writeJSONText(into: &$0) }
+            object.member(.previous) { self.previous.writeJSONText(into: &$0) }
+            object.member(.revision, self.revision)
+        }
+    }
+}

@@ -40,9 +40,17 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         await self.router.handle(request, caller: peer, view: view)
         switch view.outcome {
         case .success(let viewModel):
-            if let settings = viewModel as? SettingsViewModel, case .value(let value) = settings {
-                try await replies.reply(encodedParameters: try self.valueText(value))
+            switch viewModel as? SettingsViewModel {
+            case .value(let value):
+                try await replies.reply(encodedParameters: self.valueText(value))
                 return
+            case .set(let result):
+                var text: [UInt8] = []
+                text.reserveCapacity(1024)
+                result.writeJSONText(into: &text)
+                try await replies.reply(encodedParameters: text)
+                return
+            default: break
             }
             let (text, isObject) = try JSONValueEncoder().encodeText(viewModel)
             guard isObject else { throw VarlinkServerError.replyParametersNotAnObject }
@@ -60,16 +68,19 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
         guard call.methodName == SettingsMethod.get.rawValue, let key = call.parameters["key"]?.stringValue,
             let value = self.router.valueNow(key: key)
         else { return nil }
-        return try? self.valueText(value)
+        return self.valueText(value)
     }
 
     /// Grows whenever a `Get` may be answered differently: the Router's ``SettingsRouter/valueGeneration``.
     public var replyNowGeneration: UInt64? { self.router.valueGeneration }
 
     /// The encoded parameters of a value reply (`Get`), from the cache while the value is unchanged.
-    private func valueText(_ value: ValueViewModel) throws -> [UInt8] {
-        try self.valueReplies.text(for: value) {
-            try JSONValueEncoder().encodeText(SettingsViewModel.value(value)).bytes
+    private func valueText(_ value: ValueViewModel) -> [UInt8] {
+        self.valueReplies.text(for: value) {
+            var text: [UInt8] = []
+            text.reserveCapacity(512)
+            value.writeJSONText(into: &text)
+            return text
         }
     }
 
