@@ -42,6 +42,17 @@ public struct ModuleState: Sendable, Hashable {
             mandatory: self.mandatory[path].map { [path: $0] } ?? [:]
         )
     }
+
+    /// The layers of the keys `paths` only: resolving any of them in it gives what it gives in the whole state.
+    public func narrowed(to paths: some Sequence<String>) -> ModuleState {
+        var narrowed = ModuleState()
+        for path in paths {
+            narrowed.local[path] = self.local[path]
+            narrowed.recommended[path] = self.recommended[path]
+            narrowed.mandatory[path] = self.mandatory[path]
+        }
+        return narrowed
+    }
 }
 
 /// A change of a module's local layer, computed by the Interactor and stored by a Repository.

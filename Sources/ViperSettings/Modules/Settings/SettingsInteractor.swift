@@ -171,11 +171,15 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         do {
             return try await self.repository.update(module: self.schema.name) { state in
                 guard var change = try decide(state) else { return nil }
+                // Only the changed keys' layers: applying the change to the whole state would copy its layers and
+                // its history.
+                let paths = change.set.keys.map { $0 } + change.remove
+                let before = state.narrowed(to: paths)
                 let changes = SettingChange.changes(
                     in: schema,
-                    paths: change.set.keys.map { $0 } + change.remove,
-                    from: state,
-                    to: change.applied(to: state)
+                    paths: paths,
+                    from: before,
+                    to: change.applied(to: before)
                 )
                 change.revision = state.revision + (changes.isEmpty ? 0 : 1)
                 change.record = ChangeRecord(
