@@ -234,6 +234,26 @@ struct ChangeHistoryTests {
         #expect(history.records(after: history.latest + 1) == nil)
     }
 
+    @Test("records are found by revision, and equal histories are equal however they were built")
+    func lookups() {
+        var built = ChangeHistory(floor: 0)
+        for revision in 1...Int64(ChangeHistory.limit + 40) { built.append(Self.record(revision)) }
+        let floor = Int64(40)
+        let records = (floor + 1...Int64(ChangeHistory.limit + 40)).map(Self.record)
+        let whole = ChangeHistory(records: records, floor: floor)
+        #expect(built == whole && built.hashValue == whole.hashValue)
+        #expect(built.records == records)
+        for revision in [floor + 1, floor + 17, floor + 100, built.latest] {
+            #expect(built.record(at: revision)?.revision == revision)
+            #expect(built.records(after: revision - 1)?.first?.revision == revision)
+            #expect(built.records(after: revision - 1)?.count == Int(built.latest - revision + 1))
+        }
+        #expect(built.record(at: floor) == nil && built.record(at: built.latest + 1) == nil)
+        var other = whole
+        other.append(Self.record(built.latest + 1))
+        #expect(other != whole && whole == built)
+    }
+
     @Test("a revision given out without a record restarts the history there")
     func gap() {
         var history = ChangeHistory(floor: 0)

@@ -3,23 +3,48 @@
 ///
 /// Every revision after ``floor`` up to the last record's has its record here: a watcher whose cursor is at or after
 /// the floor can be given exactly what followed it; one before it gets a resync.
+///
+/// The records are kept in chunks of at most ``chunkSize``: a module's state is copied on every change (the state
+/// before it stays in use), and a new record then copies the last chunk and the list of chunks, not every record.
 public struct ChangeHistory: Sendable, Hashable {
-    /// The records kept, by increasing revision.
-    public private(set) var records: [ChangeRecord]
+    /// The records kept, oldest first, in chunks that are never empty.
+    private var chunks: [[ChangeRecord]]
+    /// How many records are kept.
+    private var count: Int
     /// The revision the history starts after.
     public private(set) var floor: Int64
 
     /// How many records a module keeps.
     public static let limit = 256
 
+    /// How many records a chunk holds.
+    static let chunkSize = 16
+
     public init(records: [ChangeRecord] = [], floor: Int64 = 0) {
-        self.records = records
+        self.chunks = stride(from: 0, to: records.count, by: Self.chunkSize).map {
+            Array(records[$0..<min($0 + Self.chunkSize, records.count)])
+        }
+        self.count = records.count
         self.floor = floor
         self.trim()
     }
 
+    /// The records kept, by increasing revision.
+    public var records: [ChangeRecord] { self.chunks.flatMap { $0 } }
+
+    public static func == (left: Self, right: Self) -> Bool {
+        left.floor == right.floor && left.count == right.count
+            && left.chunks.joined().elementsEqual(right.chunks.joined())
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.floor)
+        hasher.combine(self.count)
+        for record in self.chunks.joined() { hasher.combine(record) }
+    }
+
     /// The revision of the last change the history knows of.
-    public var latest: Int64 { self.records.last?.revision ?? self.floor }
+    public var latest: Int64 { self.chunks.last?.last?.revision ?? self.floor }
 
     /// Appends the record of a revision after ``latest``; a record that is not newer is ignored.
     public mutating func append(_ record: ChangeRecord) {
@@ -28,7 +53,12 @@ public struct ChangeHistory: Sendable, Hashable {
             self.restart(at: record.revision)
             return
         }
-        self.records.append(record)
+        if let last = self.chunks.indices.last, self.chunks[last].count < Self.chunkSize {
+            self.chunks[last].append(record)
+        } else {
+            self.chunks.append([record])
+        }
+        self.count += 1
         self.trim()
     }
 
@@ -47,7 +77,8 @@ public struct ChangeHistory: Sendable, Hashable {
     /// Forgets every record: the history starts after `revision` (revisions up to it were given out without a
     /// record, so no watcher can be told what they changed).
     public mutating func restart(at revision: Int64) {
-        self.records.removeAll()
+        self.chunks.removeAll()
+        self.count = 0
         self.floor = revision
     }
 
@@ -62,19 +93,32 @@ public struct ChangeHistory: Sendable, Hashable {
     /// `revision` is past the latest one).
     public func records(after revision: Int64) -> ArraySlice<ChangeRecord>? {
         guard revision >= self.floor, revision <= self.latest else { return nil }
-        let start = self.records.firstIndex { $0.revision > revision } ?? self.records.endIndex
-        return self.records[start...]
+        // The chunks from the one holding the first record after `revision`.
+        let first = self.chunks.firstIndex { ($0.last?.revision ?? .min) > revision } ?? self.chunks.endIndex
+        let tail = Array(self.chunks[first...].joined())
+        let start = tail.firstIndex { $0.revision > revision } ?? tail.endIndex
+        return tail[start...]
     }
 
     /// The record of `revision`, if kept.
     public func record(at revision: Int64) -> ChangeRecord? {
-        self.records.last { $0.revision == revision }
+        for chunk in self.chunks.reversed() {
+            guard let first = chunk.first, first.revision <= revision else { continue }
+            return chunk.last { $0.revision == revision }
+        }
+        return nil
     }
 
     private mutating func trim() {
-        guard self.records.count > Self.limit else { return }
-        let dropped = self.records.count - Self.limit
-        self.floor = self.records[dropped - 1].revision
-        self.records.removeFirst(dropped)
+        while self.count > Self.limit {
+            let dropped = min(self.count - Self.limit, self.chunks[0].count)
+            self.floor = self.chunks[0][dropped - 1].revision
+            if dropped == self.chunks[0].count {
+                self.chunks.removeFirst()
+            } else {
+                self.chunks[0].removeFirst(dropped)
+            }
+            self.count -= dropped
+        }
     }
 }
