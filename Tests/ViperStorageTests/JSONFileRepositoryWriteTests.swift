@@ -30,6 +30,37 @@ struct JSONFileRepositoryWriteTests {
         #expect(repository.syncCount == 3)
     }
 
+    @Test("a change's record is written in its journal line and read back with the history")
+    func recordInJournal() async throws {
+        let repository = makeRepository(self.scratch.path)
+        let record = ChangeRecord(
+            revision: 1,
+            cause: .client(uid: 1000, pid: 42),
+            changes: [
+                SettingChange(path: "proxy.mode", old: .string("none"), oldLayer: .default, new: nil, layer: nil),
+                SettingChange(
+                    path: "proxy.port",
+                    old: .int(3128),
+                    oldLayer: .default,
+                    new: .int(8080),
+                    layer: .local
+                ),
+            ]
+        )
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(8080), "proxy.host": .string("a\"b")], revision: 1, record: record)
+        }
+        #expect(
+            try Files.read(self.scratch.file("network.journal"))
+                == #"{"revision":1,"set":{"proxy.host":"a\"b","proxy.port":8080},"remove":[],"#
+                + #""cause":{"pid":42,"uid":1000},"changes":[{"key":"proxy.mode","old":"none","oldLayer":"default"},"#
+                + #"{"key":"proxy.port","layer":"local","new":8080,"old":3128,"oldLayer":"default"}]}"# + "\n"
+        )
+        let reopened = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(reopened.history.records == [record])
+        #expect(reopened.local == ["proxy.port": .int(8080), "proxy.host": .string("a\"b")])
+    }
+
     @Test("a nil decision touches no file")
     func noOpTouchesNothing() async throws {
         let repository = makeRepository(self.scratch.path)

@@ -15,8 +15,28 @@ import ViperSettings
 enum ChangeRecordJSON {
     /// The `cause` and `changes` members of a record.
     static func members(of record: ChangeRecord) -> [(key: String, value: JSONValue)] {
-        [("cause", self.json(record.cause)), ("changes", .array(record.changes.map(self.json)))]
+        [(Self.causeMember, self.json(record.cause)), (Self.changesMember, .array(record.changes.map(self.json)))]
     }
+
+    /// Appends the `cause` and `changes` members of a record as compact text, each preceded by a comma: the text of
+    /// ``members(of:)``, written without building its objects (a journal line is written for every change).
+    static func write(membersOf record: ChangeRecord, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: ","))
+        JSONValue.string(Self.causeMember).write(into: &out)
+        out.append(UInt8(ascii: ":"))
+        JSONValue.writeObject(self.fields(of: record.cause), into: &out, pretty: false)
+        out.append(UInt8(ascii: ","))
+        JSONValue.string(Self.changesMember).write(into: &out)
+        out.append(contentsOf: ":[".utf8)
+        for (index, change) in record.changes.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeObject(self.fields(of: change), into: &out, pretty: false)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    private static let causeMember = "cause"
+    private static let changesMember = "changes"
 
     /// The record of `revision` whose `cause` and `changes` are members of `object`; `nil` when they are absent or
     /// do not read.
@@ -75,10 +95,15 @@ enum ChangeRecordJSON {
     }
 
     private static func json(_ cause: ChangeCause) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: self.fields(of: cause)))
+    }
+
+    /// The members of a cause, sorted by key.
+    private static func fields(of cause: ChangeCause) -> [(key: String, value: JSONValue)] {
         switch cause {
-        case .client(let uid, let pid): .object(["uid": .int(Int64(uid)), "pid": .int(Int64(pid))])
-        case .remote(let revision): .object(["remote": revision.map { .string($0) } ?? .null])
-        case .schema: .object(["schema": .bool(true)])
+        case .client(let uid, let pid): [("pid", .int(Int64(pid))), ("uid", .int(Int64(uid)))]
+        case .remote(let revision): [("remote", revision.map { .string($0) } ?? .null)]
+        case .schema: [("schema", .bool(true))]
         }
     }
 
@@ -96,11 +121,17 @@ enum ChangeRecordJSON {
     }
 
     private static func json(_ change: SettingChange) -> JSONValue {
-        var members: [String: JSONValue] = ["key": .string(change.path)]
-        if let old = change.old { members["old"] = old.json }
-        if let layer = change.oldLayer { members["oldLayer"] = .string(layer.rawValue) }
-        if let new = change.new { members["new"] = new.json }
-        if let layer = change.layer { members["layer"] = .string(layer.rawValue) }
-        return .object(members)
+        .object(Dictionary(uniqueKeysWithValues: self.fields(of: change)))
+    }
+
+    /// The members of a change, sorted by key; absent values left out.
+    private static func fields(of change: SettingChange) -> [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = [("key", .string(change.path))]
+        members.reserveCapacity(5)
+        if let layer = change.layer { members.append(("layer", .string(layer.rawValue))) }
+        if let new = change.new { members.append(("new", new.json)) }
+        if let old = change.old { members.append(("old", old.json)) }
+        if let layer = change.oldLayer { members.append(("oldLayer", .string(layer.rawValue))) }
+        return members
     }
 }

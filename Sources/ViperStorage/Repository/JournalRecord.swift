@@ -18,19 +18,23 @@ struct JournalRecord {
         self.change = change
     }
 
-    /// The line's bytes, newline included.
+    /// The line's bytes, newline included, written member by member (a line is written for every change); the
+    /// members of `set` are sorted like those of any object.
     var line: [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes.append(contentsOf: #"{"revision":"#.utf8)
+        JSONValue.int(self.change.revision).write(into: &bytes)
+        bytes.append(contentsOf: #","set":"#.utf8)
         JSONValue.writeObject(
-            [
-                ("revision", .int(self.change.revision)),
-                ("set", .object(self.change.set.mapValues(\.json))),
-                ("remove", .array(self.change.remove.sorted().map { .string($0) })),
-            ] + (self.change.record.map(ChangeRecordJSON.members(of:)) ?? []),
+            self.change.set.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.json) },
             into: &bytes,
             pretty: false
         )
-        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: #","remove":"#.utf8)
+        JSONValue.array(self.change.remove.sorted().map { .string($0) }).write(into: &bytes)
+        if let record = self.change.record { ChangeRecordJSON.write(membersOf: record, into: &bytes) }
+        bytes.append(contentsOf: "}\n".utf8)
         return bytes
     }
 
