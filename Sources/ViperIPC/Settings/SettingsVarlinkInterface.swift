@@ -112,8 +112,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
 
     /// Reads a call into a request; a missing or mistyped parameter is `InvalidParameter` naming it.
     static func request(for call: VarlinkCall) throws(VarlinkError) -> SettingsRequest {
-        let method = call.method.split(separator: ".").last.map(String.init) ?? call.method
-        guard let known = SettingsMethod(rawValue: method) else { throw .methodNotFound(call.method) }
+        guard let known = SettingsMethod(rawValue: call.methodName) else { throw .methodNotFound(call.method) }
         let parameters = call.parameters
         func string(_ name: String) throws(VarlinkError) -> String {
             guard let value = parameters[name]?.stringValue else { throw .invalidParameter(name) }

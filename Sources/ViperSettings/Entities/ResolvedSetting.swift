@@ -25,14 +25,20 @@ public struct ResolvedSetting: Sendable, Hashable {
         self.key = SettingKey(module: module, section: sectionID, item: item.id)
         self.item = item
         let path = self.key.path
-        var layers: [Layer: SettingValue] = [.default: item.defaultValue]
-        let stored: [(Layer, SettingValue?)] = [
-            (.recommended, state.recommended[path]), (.local, state.local[path]), (.mandatory, state.mandatory[path]),
-        ]
-        for (layer, value) in stored {
-            if let value, let valid = try? item.type.checked(value) { layers[layer] = valid }
+        // Weakest first: the last layer holding a valid value wins.
+        var layers = [Layer: SettingValue](minimumCapacity: 4)
+        layers[.default] = item.defaultValue
+        var winner = Layer.default
+        func take(_ layer: Layer, from stored: [String: SettingValue]) {
+            if let value = stored[path], let valid = try? item.type.checked(value) {
+                layers[layer] = valid
+                winner = layer
+            }
         }
+        take(.recommended, from: state.recommended)
+        take(.local, from: state.local)
+        take(.mandatory, from: state.mandatory)
         self.layers = layers
-        self.winner = Layer.allCases.last { layers[$0] != nil }!
+        self.winner = winner
     }
 }

@@ -18,7 +18,7 @@ public struct SettingKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The key inside its module, `section.item`, as stored and as used in remote documents.
-    public var path: String { "\(self.section).\(self.item)" }
+    public var path: String { self.section + "." + self.item }
 
     public var description: String { "\(self.module).\(self.section).\(self.item)" }
 }
