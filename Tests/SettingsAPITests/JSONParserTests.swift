@@ -11,6 +11,16 @@ struct JSONParserTests {
         String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
     }
 
+    @Test("reads ASCII and other UTF-8 strings, and refuses bytes that are not UTF-8")
+    func utf8Strings() throws {
+        #expect(try JSONValue(parsing: Array(#"["plain", "é😀", "a\"b"]"#.utf8)) == ["plain", "é😀", "a\"b"])
+        for bad: [UInt8] in [[0xFF], [0x61, 0xC3], [0xED, 0xA0, 0x80]] {
+            let text = Array(#"{"key": ""#.utf8) + bad + Array(#""}"#.utf8)
+            let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+            #expect(error?.reason == "string is not valid UTF-8")
+        }
+    }
+
     @Test("accepts arrays and objects nested exactly 128 deep")
     func depthAtLimit() throws {
         #expect(JSONValue.maximumDepth == 128)

@@ -222,19 +222,21 @@ private struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         self.index += 1
         let start = self.index
+        var ascii = true
         // Fast path: no escapes.
         while self.index < self.bytes.count {
             let byte = self.bytes[self.index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: self.bytes[start..<self.index])
-                guard let text = String(validating: slice, as: UTF8.self) else {
-                    throw self.error("string is not valid UTF-8")
-                }
+                // ASCII is valid UTF-8 as it is.
+                let text = ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+                guard let text else { throw self.error("string is not valid UTF-8") }
                 self.index += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw self.error("control character in a string") }
+            if byte >= 0x80 { ascii = false }
             self.index += 1
         }
         var out = Array(self.bytes[start..<self.index])

@@ -87,9 +87,15 @@ extension JSONValue {
     /// Appends `value` as a JSON string, escaping what JSON requires.
     static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: appended whole.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: value.utf8)
+        // Most strings need no escape: appended whole, straight from their UTF-8 storage.
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if plain == true {
             out.append(UInt8(ascii: "\""))
             return
         }

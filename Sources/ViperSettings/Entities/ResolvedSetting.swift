@@ -26,8 +26,7 @@ public struct ResolvedSetting: Sendable, Hashable {
         self.item = item
         let path = self.key.path
         // Weakest first: the last layer holding a valid value wins.
-        var layers = [Layer: SettingValue](minimumCapacity: 4)
-        layers[.default] = item.defaultValue
+        var layers: [Layer: SettingValue] = [.default: item.defaultValue]
         var winner = Layer.default
         func take(_ layer: Layer, from stored: [String: SettingValue]) {
             if let value = stored[path], let valid = try? item.type.checked(value) {
