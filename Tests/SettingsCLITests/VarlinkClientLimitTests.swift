@@ -21,6 +21,17 @@ struct VarlinkClientLimitTests {
         #expect(failure?.message.contains("did not answer within 1 s") == true)
     }
 
+    @Test("the timeout bounds sending too: a daemon that reads a large call too slowly times out")
+    func slowReaderTimesOut() throws {
+        // The fake daemon reads one byte per call: 64 MiB take it far longer than the 1 s timeout.
+        let server = FakeVarlinkServer(pieces: [], pauseMicroseconds: 0)
+        let connection = try UnixSocketConnection(path: server.path, timeoutSeconds: 1)
+        let failure = #expect(throws: UnixSocketConnection.Failure.self) {
+            try connection.send(Array(repeating: UInt8(ascii: "x"), count: 64 << 20))
+        }
+        #expect(failure == .timedOut)
+    }
+
     @Test("a stream (watch) waits without the timeout: messages that come after it are still read")
     func streamOutlivesTimeout() throws {
         // Two messages 1.5 s apart on a connection whose timeout is 1 s: a stream is silent while nothing changes.

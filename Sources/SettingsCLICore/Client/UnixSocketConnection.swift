@@ -1,4 +1,5 @@
 import Glibc
+import ViperPOSIX
 
 /// A blocking, connected `AF_UNIX` stream socket, closed when it goes away.
 ///
@@ -25,11 +26,11 @@ package struct UnixSocketConnection: ~Copyable {
 
     private let descriptor: Int32
     /// When the exchange started plus the timeout: no send or receive waits past it.
-    private let deadline: ContinuousClock.Instant
+    private let deadline: MonotonicDeadline
 
     /// Connects to the socket at `path`; connecting, sending and receiving together may take `timeoutSeconds`.
     package init(path: String, timeoutSeconds: Int) throws(Failure) {
-        self.deadline = .now + .seconds(timeoutSeconds)
+        self.deadline = MonotonicDeadline(secondsFromNow: timeoutSeconds)
         var address = sockaddr_un()
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let pathBytes = Array(path.utf8)
@@ -70,11 +71,10 @@ package struct UnixSocketConnection: ~Copyable {
         // Consuming `self` ends its lifetime here, which runs `deinit`.
     }
 
-    /// Sends all of `bytes`, before the deadline.
+    /// Sends all of `bytes`, waiting for room (until the deadline) only when the socket has none.
     package func send(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            try self.waitUntilReady(for: POLLOUT, deadline: self.deadline)
             let sent = bytes.withUnsafeBytes { buffer in
                 Glibc.send(
                     self.descriptor,
@@ -88,7 +88,8 @@ package struct UnixSocketConnection: ~Copyable {
                 continue
             }
             switch errno {
-            case EINTR, EAGAIN, EWOULDBLOCK: continue
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: try self.waitUntilReady(for: POLLOUT, deadline: self.deadline)
             case let code: throw .transfer(code)
             }
         }
@@ -163,7 +164,7 @@ package struct UnixSocketConnection: ~Copyable {
 
     /// Waits until the socket is ready for `events` (or has an error or hang-up to report), at most until
     /// `deadline` (`nil`: no limit).
-    private func waitUntilReady(for events: Int32, deadline: ContinuousClock.Instant?) throws(Failure) {
+    private func waitUntilReady(for events: Int32, deadline: MonotonicDeadline?) throws(Failure) {
         var request = pollfd(fd: self.descriptor, events: Int16(events), revents: 0)
         guard let deadline else {
             while true {
@@ -173,11 +174,8 @@ package struct UnixSocketConnection: ~Copyable {
             }
         }
         while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { throw .timedOut }
-            let (seconds, attoseconds) = left.components
-            // Rounded up, so that a wait never ends just short of the deadline and spins.
-            let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            let milliseconds = deadline.millisecondsLeft
+            guard milliseconds > 0 else { throw .timedOut }
             let ready = poll(&request, 1, Int32(clamping: milliseconds))
             if ready > 0 { return }
             if ready < 0 && errno != EINTR { throw .transfer(errno) }

@@ -73,12 +73,23 @@ package struct WatchSession: Sendable {
         call.write(into: &bytes)
         bytes.append(0)
         let client = VarlinkClient(location: self.location)
-        let connection: UnixSocketConnection
         do {
-            connection = try UnixSocketConnection(path: self.location.path, timeoutSeconds: 30)
+            let connection = try UnixSocketConnection(path: self.location.path, timeoutSeconds: 30)
+            return self.stream(bytes, on: connection, after: cursor, client: client, output: output, moved: moved)
         } catch {
             return .failure(client.failure(for: error))
         }
+    }
+
+    /// Sends the call `bytes` on `connection` and prints events until the stream ends; see ``follow(after:output:moved:)``.
+    private func stream(
+        _ bytes: [UInt8],
+        on connection: consuming UnixSocketConnection,
+        after cursor: String?,
+        client: VarlinkClient,
+        output: (String) -> Void,
+        moved: (WatchEventViewModel) -> Void
+    ) -> Result<Bool, CLIFailure> {
         var streamed = false
         var failure: CLIFailure?
         let received = Result { () throws(UnixSocketConnection.Failure) in
