@@ -87,7 +87,8 @@ package struct VarlinkClient: Sendable {
     /// Reads a reply message (without its NUL byte) of `peer`: its parameters, or the failure its error names.
     package static func decodeReply(_ bytes: [UInt8], from peer: Peer = .settingsDaemon) throws(CLIFailure) -> JSONValue
     {
-        let unreadable = "could not read the reply of \(peer.name)"
+        // Made only for a failure: a reply that reads costs no interpolation.
+        var unreadable: String { "could not read the reply of \(peer.name)" }
         let reply: JSONValue
         do {
             reply = try JSONValue(parsing: bytes)
