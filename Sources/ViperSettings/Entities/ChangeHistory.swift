@@ -9,8 +9,6 @@
 public struct ChangeHistory: Sendable, Hashable {
     /// The records kept, oldest first, in chunks that are never empty.
     private var chunks: [[ChangeRecord]]
-    /// How many records are kept.
-    private var count: Int
     /// The revision the history starts after.
     public private(set) var floor: Int64
 
@@ -24,7 +22,6 @@ public struct ChangeHistory: Sendable, Hashable {
         self.chunks = stride(from: 0, to: records.count, by: Self.chunkSize).map {
             Array(records[$0..<min($0 + Self.chunkSize, records.count)])
         }
-        self.count = records.count
         self.floor = floor
         self.trim()
     }
@@ -33,13 +30,11 @@ public struct ChangeHistory: Sendable, Hashable {
     public var records: [ChangeRecord] { self.chunks.flatMap { $0 } }
 
     public static func == (left: Self, right: Self) -> Bool {
-        left.floor == right.floor && left.count == right.count
-            && left.chunks.joined().elementsEqual(right.chunks.joined())
+        left.floor == right.floor && left.chunks.joined().elementsEqual(right.chunks.joined())
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(self.floor)
-        hasher.combine(self.count)
         for record in self.chunks.joined() { hasher.combine(record) }
     }
 
@@ -58,7 +53,6 @@ public struct ChangeHistory: Sendable, Hashable {
         } else {
             self.chunks.append([record])
         }
-        self.count += 1
         self.trim()
     }
 
@@ -78,7 +72,6 @@ public struct ChangeHistory: Sendable, Hashable {
     /// record, so no watcher can be told what they changed).
     public mutating func restart(at revision: Int64) {
         self.chunks.removeAll()
-        self.count = 0
         self.floor = revision
     }
 
@@ -93,11 +86,7 @@ public struct ChangeHistory: Sendable, Hashable {
     /// `revision` is past the latest one).
     public func records(after revision: Int64) -> ArraySlice<ChangeRecord>? {
         guard revision >= self.floor, revision <= self.latest else { return nil }
-        // The chunks from the one holding the first record after `revision`.
-        let first = self.chunks.firstIndex { ($0.last?.revision ?? .min) > revision } ?? self.chunks.endIndex
-        let tail = Array(self.chunks[first...].joined())
-        let start = tail.firstIndex { $0.revision > revision } ?? tail.endIndex
-        return tail[start...]
+        return Array(self.chunks.joined().drop { $0.revision <= revision })[...]
     }
 
     /// The record of `revision`, if kept.
@@ -110,15 +99,16 @@ public struct ChangeHistory: Sendable, Hashable {
     }
 
     private mutating func trim() {
-        while self.count > Self.limit {
-            let dropped = min(self.count - Self.limit, self.chunks[0].count)
+        var count = self.chunks.reduce(0) { $0 + $1.count }
+        while count > Self.limit {
+            let dropped = min(count - Self.limit, self.chunks[0].count)
             self.floor = self.chunks[0][dropped - 1].revision
             if dropped == self.chunks[0].count {
                 self.chunks.removeFirst()
             } else {
                 self.chunks[0].removeFirst(dropped)
             }
-            self.count -= dropped
+            count -= dropped
         }
     }
 }

@@ -36,11 +36,7 @@ public struct ModuleState: Sendable, Hashable {
     /// The layers of the key `path` only (revision and history left out): resolving that one key in it gives what
     /// it gives in the whole state, without copying a large module's layers to try a change.
     public func narrowed(to path: String) -> ModuleState {
-        ModuleState(
-            local: self.local[path].map { [path: $0] } ?? [:],
-            recommended: self.recommended[path].map { [path: $0] } ?? [:],
-            mandatory: self.mandatory[path].map { [path: $0] } ?? [:]
-        )
+        self.narrowed(to: CollectionOfOne(path))
     }
 
     /// The layers of the keys `paths` only: resolving any of them in it gives what it gives in the whole state.
