@@ -45,10 +45,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
                 try await replies.reply(encodedParameters: self.valueText(value))
                 return
             case .set(let result):
-                var text: [UInt8] = []
-                text.reserveCapacity(1024)
-                result.writeJSONText(into: &text)
-                try await replies.reply(encodedParameters: text)
+                try await replies.reply(encodedParameters: Self.text(capacity: 1024, result.writeJSONText(into:)))
                 return
             default: break
             }
@@ -76,12 +73,15 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
 
     /// The encoded parameters of a value reply (`Get`), from the cache while the value is unchanged.
     private func valueText(_ value: ValueViewModel) -> [UInt8] {
-        self.valueReplies.text(for: value) {
-            var text: [UInt8] = []
-            text.reserveCapacity(512)
-            value.writeJSONText(into: &text)
-            return text
-        }
+        self.valueReplies.text(for: value) { Self.text(capacity: 512, value.writeJSONText(into:)) }
+    }
+
+    /// The text `write` appends to an empty buffer of `capacity` bytes: a reply ViewModel written straight to text.
+    private static func text(capacity: Int, _ write: (inout [UInt8]) -> Void) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity(capacity)
+        write(&text)
+        return text
     }
 
     /// Streams `Watch` replies, with `continues`, until the client goes away or the call is cancelled; an unknown
