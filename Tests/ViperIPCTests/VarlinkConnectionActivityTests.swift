@@ -70,4 +70,17 @@ struct VarlinkConnectionActivityTests {
         loop.advanceTime(by: .seconds(2))
         #expect(!channel.isActive, "closed 10 s after the call ended")
     }
+
+    @Test("a connection that ends leaves no idle check behind on the event loop, and takes no further call")
+    func endCancelsIdleCheck() throws {
+        let channel = try self.connected()
+        let activity = VarlinkConnectionActivity(channel: channel, idleTimeout: .seconds(60), logger: self.logger)
+        #expect(activity.becomeIdle())
+        let check = try #require(activity.pendingIdleCheck)
+        activity.end()
+        #expect(activity.pendingIdleCheck == nil)
+        #expect(throws: EventLoopError.cancelled) { try check.futureResult.wait() }
+        #expect(!activity.becomeIdle() && !activity.beginCall() && !activity.beginImmediateCall())
+        #expect(activity.pendingIdleCheck == nil, "becoming idle after the end schedules nothing")
+    }
 }

@@ -44,6 +44,7 @@ struct VarlinkConnection: Sendable {
         } catch {
             self.logger.debug("Varlink connection failed", metadata: ["error": "\(error)"])
         }
+        activity.end()
         self.logger.debug("Varlink connection closed")
     }
 

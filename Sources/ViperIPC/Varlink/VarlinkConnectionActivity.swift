@@ -78,7 +78,21 @@ final class VarlinkConnectionActivity: Sendable {
 
     /// The server shuts down gracefully: closes the connection now if idle, else after the call in progress.
     func shutDown() {
-        let wasIdle = self.state.withLock { state in
+        if self.stop() {
+            self.channel.close(promise: nil)
+        }
+    }
+
+    /// The connection is gone: no further calls, and its idle check is cancelled, so that the event loop does not
+    /// keep a timer per closed connection until its timeout would have passed (a client run in a shell loop leaves
+    /// thousands).
+    func end() {
+        _ = self.stop()
+    }
+
+    /// Lets no further call begin and cancels the idle check; returns whether the connection was idle.
+    private func stop() -> Bool {
+        self.state.withLock { state in
             defer {
                 state.phase = .closing
                 state.timer?.cancel()
@@ -87,10 +101,10 @@ final class VarlinkConnectionActivity: Sendable {
             guard case .idle = state.phase else { return false }
             return true
         }
-        if wasIdle {
-            self.channel.close(promise: nil)
-        }
     }
+
+    /// The pending idle check, if one is scheduled.
+    var pendingIdleCheck: Scheduled<Void>? { self.state.withLock { $0.timer } }
 
     /// The idle check: closes the connection if it has been idle for the whole timeout, else checks again when it
     /// would have been (a busy connection is checked again once it is idle).
