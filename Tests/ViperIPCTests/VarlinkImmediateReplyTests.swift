@@ -159,11 +159,13 @@ struct VarlinkImmediateReplyTests {
                 // Calls for twice the idle timeout: if the ones answered on the spot did not count, the connection
                 // would be closed one timeout after the last call its task answered.
                 while clock.now - start < timeout * 2 {
-                    do {
-                        let reply = try await client.call(#"{"method": "org.example.test.Now"}"#)
+                    // Read without the helper that records a closed connection as an issue: a close after a stall
+                    // of this process (a long gap, below) proves nothing.
+                    try? await client.send(#"{"method": "org.example.test.Now"}"#)
+                    if let reply = try? await client.readMessage() {
                         if reply == ["parameters": ["now": true, "value": nil]] { onTheSpot += 1 }
                         answered += 1
-                    } catch {
+                    } else {
                         closedEarly = true
                     }
                     longestGap = max(longestGap, clock.now - last)

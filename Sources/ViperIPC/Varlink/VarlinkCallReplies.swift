@@ -14,14 +14,14 @@ final class VarlinkCallReplies: VarlinkReplySink {
 
     /// The call being answered.
     let call: VarlinkCall
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let connection: VarlinkConnectionChannel
     /// The connection's logger.
     private let connectionLogger: Logger
     private let state = Mutex(State())
 
-    init(call: VarlinkCall, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, logger: Logger) {
+    init(call: VarlinkCall, connection: VarlinkConnectionChannel, logger: Logger) {
         self.call = call
-        self.outbound = outbound
+        self.connection = connection
         self.connectionLogger = logger
     }
 
@@ -111,7 +111,7 @@ final class VarlinkCallReplies: VarlinkReplySink {
     private func write(_ frame: ByteBuffer) async throws {
         guard !self.call.oneway else { return }
         do {
-            try await self.outbound.write(frame)
+            try await self.connection.write(frame)
         } catch {
             self.state.withLock { $0.writeFailed = true }
             throw error

@@ -7,7 +7,7 @@ import ViperSettings
 /// Serves one accepted connection: reads its calls one after another and answers each before the next.
 struct VarlinkConnection: Sendable {
     /// The connection.
-    let channel: VarlinkServerChannel
+    let channel: VarlinkConnectionChannel
     /// Lets the pipeline answer calls on the spot once this connection is served.
     let immediateReplies: VarlinkImmediateReplyControl
     /// Who is connected.
@@ -29,12 +29,10 @@ struct VarlinkConnection: Sendable {
         )
         self.immediateReplies.enable(activity)
         do {
-            try await self.channel.executeThenClose { inbound, outbound in
-                try await withGracefulShutdownHandler {
-                    try await self.serve(inbound: inbound, outbound: outbound, activity: activity)
-                } onGracefulShutdown: {
-                    activity.shutDown()
-                }
+            try await withGracefulShutdownHandler {
+                try await self.serve(activity: activity)
+            } onGracefulShutdown: {
+                activity.shutDown()
             }
         } catch let error as VarlinkFrameTooLargeError {
             self.logger.notice(
@@ -45,28 +43,21 @@ struct VarlinkConnection: Sendable {
             self.logger.debug("Varlink connection failed", metadata: ["error": "\(error)"])
         }
         activity.end()
+        await self.channel.close()
         self.logger.debug("Varlink connection closed")
     }
 
-    private func serve(
-        inbound: NIOAsyncChannelInboundStream<VarlinkRequest>,
-        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        activity: VarlinkConnectionActivity
-    ) async throws {
-        var messages = inbound.makeAsyncIterator()
-        while activity.becomeIdle(), let message = try await messages.next() {
+    private func serve(activity: VarlinkConnectionActivity) async throws {
+        while activity.becomeIdle(), let message = try await self.channel.next() {
             guard activity.beginCall() else { return }
-            let keepOpen = try await self.process(message, outbound: outbound)
+            let keepOpen = try await self.process(message)
             self.immediateReplies.finished()
             guard keepOpen else { return }
         }
     }
 
     /// Handles one message; returns whether the connection stays open.
-    private func process(
-        _ request: VarlinkRequest,
-        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    ) async throws -> Bool {
+    private func process(_ request: VarlinkRequest) async throws -> Bool {
         switch request {
         case .protocolViolation(let reason):
             self.logger.notice(
@@ -84,16 +75,16 @@ struct VarlinkConnection: Sendable {
                 ]
             )
             if !oneway {
-                try await outbound.write(VarlinkReply(error: error).encoded())
+                try await self.channel.write(VarlinkReply(error: error).encoded())
             }
             return true
         case .call(let call):
-            return await self.dispatch(call, outbound: outbound)
+            return await self.dispatch(call)
         }
     }
 
     /// Routes a call to its interface and sends its replies; returns whether the connection stays open.
-    private func dispatch(_ call: VarlinkCall, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) async -> Bool {
+    private func dispatch(_ call: VarlinkCall) async -> Bool {
         // The call's logger, made only when something is logged: setting metadata costs more than a short call.
         lazy var logger: Logger = {
             var logger = self.logger
@@ -103,7 +94,7 @@ struct VarlinkConnection: Sendable {
         if self.logger.logLevel <= .trace {
             logger.trace("Varlink call", metadata: ["more": "\(call.more)", "oneway": "\(call.oneway)"])
         }
-        let replies = VarlinkCallReplies(call: call, outbound: outbound, logger: self.logger)
+        let replies = VarlinkCallReplies(call: call, connection: self.channel, logger: self.logger)
         do {
             guard let interface = self.interfaces[call.interfaceName] else {
                 throw VarlinkError.interfaceNotFound(call.interfaceName)

@@ -22,21 +22,21 @@ struct VarlinkConnectionRefusal: Sendable {
     static let maximumAtOnce = 64
 
     /// Answers the first call with the error, then closes the connection.
-    func run(on channel: VarlinkServerChannel) async {
+    func run(on connection: VarlinkConnectionChannel) async {
         let admitted = Self.inProgress.add(1, ordering: .relaxed).newValue <= Self.maximumAtOnce
         defer { Self.inProgress.subtract(1, ordering: .relaxed) }
         do {
-            try await channel.executeThenClose { inbound, outbound in
-                guard admitted else { return }
-                let raw = channel.channel
+            if admitted {
+                let raw = connection.channel
                 let timer = raw.eventLoop.scheduleTask(in: self.wait) { raw.close(promise: nil) }
                 defer { timer.cancel() }
-                var messages = inbound.makeAsyncIterator()
-                guard try await messages.next() != nil else { return }
-                try await outbound.write(VarlinkReply(error: self.error).encoded())
+                if try await connection.next() != nil {
+                    try await connection.write(VarlinkReply(error: self.error).encoded())
+                }
             }
         } catch {
             self.logger.debug("Could not send the connection limit error", metadata: ["error": "\(error)"])
         }
+        await connection.close()
     }
 }

@@ -141,11 +141,11 @@ public final class VarlinkServer: Service, Sendable {
                             cache: immediateReplies
                         )
                     )
-                    // Closed and finished on deinit: a connection NIO accepts while the listener closes is
-                    // dropped without ever reaching the accept loop, and must not trip NIOAsyncWriter's
-                    // precondition.
-                    let wrapped = try VarlinkServerChannel.finishingOnDeinit(wrapping: channel)
-                    return AcceptedConnection(channel: wrapped, peer: peer, immediateReplies: immediate)
+                    // Closed on deinit: a connection NIO accepts while the listener closes is dropped without
+                    // ever reaching the accept loop.
+                    let connection = VarlinkConnectionChannel(channel: channel)
+                    try channel.pipeline.syncOperations.addHandler(connection.handler())
+                    return AcceptedConnection(channel: connection, peer: peer, immediateReplies: immediate)
                 }
         }
         switch self.configuration.endpoint {
@@ -246,19 +246,15 @@ public final class VarlinkServer: Service, Sendable {
         await connection.run()
     }
 
-    private static func close(_ channel: VarlinkServerChannel) async {
-        try? await channel.executeThenClose { _, _ in }
+    private static func close(_ channel: VarlinkConnectionChannel) async {
+        await channel.close()
     }
 }
-
-/// A served connection: its messages, parsed, as inbound elements (see ``VarlinkImmediateReplyHandler``) and
-/// encoded reply frames as outbound ones.
-typealias VarlinkServerChannel = NIOAsyncChannel<VarlinkRequest, ByteBuffer>
 
 /// A connection as the server accepts it: the channel and its peer's credentials, read on the event loop.
 struct AcceptedConnection: Sendable {
     /// The connection.
-    var channel: VarlinkServerChannel
+    var channel: VarlinkConnectionChannel
     /// Who is connected, or why that could not be read.
     var peer: Result<Caller, any Error>
     /// Enables the calls answered on the event loop once the connection is served.
