@@ -15,8 +15,8 @@ struct VarlinkBackPressureTests {
             defer { close(descriptor) }
             let padding = String(repeating: "x", count: 2048)
             func call(_ index: Int) -> [UInt8] {
-                Array(#"{"method":"org.example.test.Echo","parameters":{"value":{"i":\#(index),"p":"\#(padding)"}}}"#.utf8)
-                    + [0]
+                let parameters = #"{"value":{"i":\#(index),"p":"\#(padding)"}}"#
+                return Array(#"{"method":"org.example.test.Echo","parameters":\#(parameters)}"#.utf8) + [0]
             }
             // Send calls without reading a reply until the socket stays full: the server has stopped reading.
             var sent = 0
