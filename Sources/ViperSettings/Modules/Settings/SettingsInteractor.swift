@@ -66,12 +66,8 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
                 throw .keyLocked(key: key.description, layer: current.winner)
             }
             guard state.local[key.path] != value else { return nil }
-            // Only this key's layers: a copy of a large module's whole state would cost more than the set.
-            var next = state.narrowed(to: key.path)
-            next.local[key.path] = value
-            let effectiveChanged =
-                ResolvedSetting(module: module, sectionID: sectionID, item: item, state: next).value != current.value
-            return LocalChange(set: [key.path: value], revision: state.revision + (effectiveChanged ? 1 : 0))
+            // The revision moves on only if the effective value changes: `update` finds that out, with the record.
+            return LocalChange(set: [key.path: value], revision: state.revision)
         }
         let outcome = SetOutcome(
             before: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: before),
