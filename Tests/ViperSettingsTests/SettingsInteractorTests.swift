@@ -35,6 +35,16 @@ struct SettingsInteractorTests {
         #expect(again.revision == 1)
     }
 
+    @Test("setting a key to the value it already resolves to stores it locally, and the revision stays")
+    func setEffectiveNoOp() async throws {
+        let outcome = try await self.interactor.set(path: "proxy.port", input: .json(3128), caller: Fixtures.root)
+        #expect(outcome.after.value == .int(3128) && outcome.after.winner == .local)
+        #expect(outcome.revision == 0, "no effective value changed, so no watcher has news")
+        #expect(try await self.repository.state(of: "network").local == ["proxy.port": .int(3128)])
+        let next = try await self.interactor.set(path: "proxy.port", input: .json(8080), caller: Fixtures.root)
+        #expect(next.revision == 1)
+    }
+
     @Test("a value outside the range is an invalid value naming key, value and range")
     func setInvalid() async throws {
         await #expect(
