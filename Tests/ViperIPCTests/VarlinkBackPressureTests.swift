@@ -69,21 +69,7 @@ struct VarlinkBackPressureTests {
 
     /// A non-blocking connection to the socket at `path`.
     private static func connect(to path: String) throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw SystemCallError(operation: "socket", code: errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { bytes in bytes.copyBytes(from: path.utf8) }
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let error = SystemCallError(operation: "connect", code: errno)
-            close(descriptor)
-            throw error
-        }
+        let descriptor = try makeUnixSocket(path: path, "connect") { Glibc.connect($0, $1, $2) }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         return descriptor
     }
