@@ -167,6 +167,7 @@ let package = Package(
             name: "SettingsBench",
             dependencies: [
                 "SettingsAPI",
+                "ViperPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

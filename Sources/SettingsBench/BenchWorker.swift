@@ -1,5 +1,6 @@
 import Histogram
 import Synchronization
+import ViperPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -88,8 +89,6 @@ final class BenchWorker: @unchecked Sendable {
 
     /// The monotonic clock in nanoseconds.
     static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        UInt64(MonotonicClock.nanoseconds)
     }
 }

@@ -142,4 +142,11 @@ struct FileApplierTests {
         }
         #expect("\(result.map { "\($0)" } ?? "")".contains("cannot run /nonexistent/check-tool x"))
     }
+
+    @Test("a command still running at its timeout is killed, and says so")
+    func commandTimeout() async throws {
+        let result = try await CommandRunner(timeoutSeconds: 1).run(["/bin/sleep", "60"])
+        #expect(result.status == 137)
+        #expect(result.stderr.hasSuffix("killed after 1 s"))
+    }
 }

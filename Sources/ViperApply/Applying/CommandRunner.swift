@@ -1,5 +1,6 @@
 import Glibc
 public import NIOPosix
+import ViperPOSIX
 
 /// What a command did: its exit status (128 + the signal's number when a signal ended it) and the end of what it
 /// wrote on standard error.
@@ -80,16 +81,16 @@ public struct CommandRunner: CommandRunning {
 
         var stderr: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Self.now() + Double(timeoutSeconds)
+        let deadline = MonotonicDeadline(secondsFromNow: timeoutSeconds)
         var killed = false
         while true {
             var request = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
-            let left = deadline - Self.now()
+            let left = deadline.millisecondsLeft
             if left <= 0 && !killed {
                 kill(pid, SIGKILL)
                 killed = true
             }
-            let ready = poll(&request, 1, killed ? 1000 : Int32(min(left * 1000 + 1, 60_000)))
+            let ready = poll(&request, 1, killed ? 1000 : Int32(min(left, 60_000)))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
                 if killed { break }  // a grandchild keeps the pipe open: stop reading
@@ -108,12 +109,6 @@ public struct CommandRunner: CommandRunning {
         var text = String(decoding: stderr, as: UTF8.self)
         if killed { text += (text.isEmpty ? "" : "\n") + "killed after \(timeoutSeconds) s" }
         return .success(CommandResult(status: exit, stderr: text.trimmingSuffixWhitespace()))
-    }
-
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
 
