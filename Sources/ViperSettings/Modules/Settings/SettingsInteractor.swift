@@ -66,7 +66,6 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
                 throw .keyLocked(key: key.description, layer: current.winner)
             }
             guard state.local[key.path] != value else { return nil }
-            // The revision moves on only if the effective value changes: `update` finds that out, with the record.
             return LocalChange(set: [key.path: value], revision: state.revision)
         }
         let outcome = SetOutcome(
@@ -88,19 +87,11 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         }
         try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" }, method: "Reset")
         let module = self.schema.name
-        let schema = self.schema
         let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
             let paths = path.map { [$0] } ?? Array(state.local.keys)
             let removed = Set(paths.filter { state.local[$0] != nil })
             guard !removed.isEmpty else { return nil }
-            var next = state
-            for key in removed { next.local[key] = nil }
-            let changed = schema.items.contains { entry in
-                let sectionID = String(entry.path.prefix { $0 != "." })
-                return ResolvedSetting(module: module, sectionID: sectionID, item: entry.item, state: state).value
-                    != ResolvedSetting(module: module, sectionID: sectionID, item: entry.item, state: next).value
-            }
-            return LocalChange(remove: removed, revision: state.revision + (changed ? 1 : 0))
+            return LocalChange(remove: removed, revision: state.revision)
         }
         if path == nil {
             targets = self.schema.sections.flatMap { section in section.items.map { (section.id, $0) } }
@@ -159,6 +150,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     }
 
     /// Stores the change `decide` computes, with the record of what it did to effective values and who did it.
+    ///
+    /// `decide` says what changes in the local layer; the revision it gives is replaced here: the module's revision
+    /// moves on only when an effective value changes, which the record finds out.
     func update(
         caller: Caller,
         _ decide: @escaping @Sendable (ModuleState) throws(SettingsFailure) -> LocalChange?
