@@ -82,6 +82,9 @@ package struct WatchSession: Sendable {
     }
 
     /// Sends the call `bytes` on `connection` and prints events until the stream ends; see ``follow(after:output:moved:)``.
+    ///
+    /// A function of its own because the connection, noncopyable, is made inside a `do` there: declared before it
+    /// and assigned inside, Swift 6.3.1 rejects it ("copy of noncopyable typed value. This is a compiler bug").
     private func stream(
         _ bytes: [UInt8],
         on connection: consuming UnixSocketConnection,
