@@ -30,9 +30,9 @@ extension SettingsCtl {
             let status = Self.exitStatus(for: error)
             let message = Self.message(for: error)
             if status == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty { StandardStream.output.writeLine(message) }
             } else if !message.isEmpty {
-                StandardError.write(message + "\n")
+                StandardStream.error.write(message + "\n")
             }
             Glibc.exit(status.rawValue)
         }

@@ -39,8 +39,8 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Writes what the command printed to standard output, then the failure to standard error: as JSON with
     /// `json`, else as `settingsctl: MESSAGE`.
     package func emit(json: Bool) {
-        if let output = self.output { print(output) }
-        StandardError.write((json ? self.jsonReport : self.report) + "\n")
+        if let output = self.output { StandardStream.output.writeLine(output) }
+        StandardStream.error.write((json ? self.jsonReport : self.report) + "\n")
     }
 
     /// Whether a command line asks for JSON: `--json` before any `--`.

@@ -73,7 +73,7 @@ public enum SettingsCtlLauncher {
 
     /// Prints `failure` as `settingsctl: MESSAGE` on standard error and exits with its status.
     private static func exit(with failure: CLIFailure) -> Never {
-        StandardError.write(failure.report + "\n")
+        StandardStream.error.write(failure.report + "\n")
         Glibc.exit(failure.status.rawValue)
     }
 

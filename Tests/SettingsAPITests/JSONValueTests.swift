@@ -21,6 +21,14 @@ struct JSONValueTests {
         #expect(try JSONValue(parsing: value.prettyPrinted()) == value)
     }
 
+    @Test("indents nested objects with their keys sorted at every level")
+    func prettyPrintsNestedObjects() {
+        let value: JSONValue = ["b": ["y": 1, "x": [:]], "a": [true]]
+        #expect(
+            value.prettyPrinted() == "{\n  \"a\": [\n    true\n  ],\n  \"b\": {\n    \"x\": {},\n    \"y\": 1\n  }\n}"
+        )
+    }
+
     @Test(
         "rejects malformed text with line and column",
         arguments: [

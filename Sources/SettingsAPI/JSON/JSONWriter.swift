@@ -42,12 +42,11 @@ extension JSONValue {
             if pretty && !elements.isEmpty { Self.newline(&out, indent) }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            Self.writeObject(
-                members.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) },
-                into: &out,
-                indent: indent,
-                pretty: pretty
-            )
+            // The keys alone are sorted: an array of (key, value) pairs would be one more generic type for the
+            // runtime to instantiate, which a short-lived settingsctl pays for at its first object.
+            Self.writeObject(members.keys.sorted(), into: &out, indent: indent, pretty: pretty) {
+                (key: $0, value: members[$0]!)
+            }
         }
     }
 
@@ -55,25 +54,28 @@ extension JSONValue {
     /// files people read, whose header comes first.
     public static func writeObject(_ members: [(key: String, value: JSONValue)], into out: inout [UInt8], pretty: Bool)
     {
-        Self.writeObject(members, into: &out, indent: 0, pretty: pretty)
+        Self.writeObject(members, into: &out, indent: 0, pretty: pretty) { $0 }
     }
 
-    private static func writeObject(
-        _ members: [(key: String, value: JSONValue)],
+    /// Appends the object whose members, in order, are `member` of each element of `elements`.
+    private static func writeObject<Elements: Collection>(
+        _ elements: Elements,
         into out: inout [UInt8],
         indent: Int,
-        pretty: Bool
+        pretty: Bool,
+        member: (Elements.Element) -> (key: String, value: JSONValue)
     ) {
         out.append(UInt8(ascii: "{"))
-        for (index, member) in members.enumerated() {
+        for (index, element) in elements.enumerated() {
+            let (key, value) = member(element)
             if index > 0 { out.append(UInt8(ascii: ",")) }
             if pretty { Self.newline(&out, indent + 1) }
-            Self.writeString(member.key, into: &out)
+            Self.writeString(key, into: &out)
             out.append(UInt8(ascii: ":"))
             if pretty { out.append(UInt8(ascii: " ")) }
-            member.value.write(into: &out, indent: indent + 1, pretty: pretty)
+            value.write(into: &out, indent: indent + 1, pretty: pretty)
         }
-        if pretty && !members.isEmpty { Self.newline(&out, indent) }
+        if pretty && !elements.isEmpty { Self.newline(&out, indent) }
         out.append(UInt8(ascii: "}"))
     }
 

@@ -64,9 +64,13 @@ package struct VarlinkClient: Sendable {
 
     /// Calls the fully qualified `method` and returns the parameters of its reply.
     package func call(method: String, parameters: JSONValue) throws(CLIFailure) -> JSONValue {
-        let request: JSONValue = ["method": .string(method), "parameters": parameters]
+        // Built member by member: a dictionary literal is an array of (key, value) pairs, one more generic type
+        // for the runtime to instantiate in a short-lived process.
+        var request: [String: JSONValue] = [:]
+        request["method"] = .string(method)
+        request["parameters"] = parameters
         var bytes: [UInt8] = []
-        request.write(into: &bytes)
+        JSONValue.object(request).write(into: &bytes)
         bytes.append(0)
         let reply: [UInt8]
         do {

@@ -32,8 +32,10 @@ package enum CommandAction: Sendable, Hashable {
             let model = try Self.request(client, .showModule, parameters, as: ModuleViewModel.self)
             return try Self.present(json, model) { ModuleRenderer.render(model, style: style) }
         case .get(let key):
-            let parameters: JSONValue = ["key": .string(key)]
-            let reply = try client.call(.get, parameters)
+            // Not a literal, for the same reason as the call's envelope (VarlinkClient.call).
+            var parameters: [String: JSONValue] = [:]
+            parameters["key"] = .string(key)
+            let reply = try client.call(.get, .object(parameters))
             // The hot path of shell loops: the text is the item's display alone, read without the generic decoder
             // (its metadata costs a third of a `get`, measured with callgrind); any other reply is decoded in full.
             if !json, let item = reply["item"] {

@@ -20,7 +20,9 @@ package enum FastPathParser {
         /// Makes the call on the socket the options and the environment name, and prints the result.
         package func run() throws(CLIFailure) {
             let client = VarlinkClient(location: SocketLocator.live.locate(option: self.socket))
-            print(try self.action.output(using: client, style: .standardOutput, json: self.json))
+            StandardStream.output.writeLine(
+                try self.action.output(using: client, style: .standardOutput, json: self.json)
+            )
         }
     }
 

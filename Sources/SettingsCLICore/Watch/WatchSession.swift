@@ -25,7 +25,7 @@ package struct WatchSession: Sendable {
 
     /// Runs until the process is interrupted; `output` gets each line. Throws when the first connection fails, or
     /// the daemon answers with an error (no such key or module, an unreadable cursor).
-    package func run(output: (String) -> Void = Self.printFlushed) throws(CLIFailure) -> Never {
+    package func run(output: (String) -> Void = StandardStream.output.writeLine) throws(CLIFailure) -> Never {
         Self.unblockStopSignals()
         var cursor = self.after
         var connectedOnce = false
@@ -35,7 +35,7 @@ package struct WatchSession: Sendable {
             let outcome = self.follow(after: cursor, output: output) { event in
                 if lost {
                     let resumed = cursor.map { "resuming after cursor \($0)" } ?? "starting over"
-                    StandardError.write("settingsctl: reconnected to the settings daemon, \(resumed)\n")
+                    StandardStream.error.write("settingsctl: reconnected to the settings daemon, \(resumed)\n")
                     lost = false
                 }
                 connectedOnce = true
@@ -47,7 +47,9 @@ package struct WatchSession: Sendable {
                 throw failure
             case .failure, .success:
                 if !lost {
-                    StandardError.write("settingsctl: lost the connection to the settings daemon; reconnecting…\n")
+                    StandardStream.error.write(
+                        "settingsctl: lost the connection to the settings daemon; reconnecting…\n"
+                    )
                     lost = true
                 }
                 Self.sleep(seconds: delay)
@@ -138,12 +140,6 @@ package struct WatchSession: Sendable {
         guard let reply = try? JSONValue(parsing: message) else { return false }
         return reply["error"]?.stringValue == "org.varlink.service.InvalidParameter"
             && reply["parameters"]?["parameter"]?.stringValue == "after"
-    }
-
-    /// Prints `line` and flushes standard output, so that a pipe sees each event at once.
-    package static func printFlushed(_ line: String) {
-        print(line)
-        fflush(nil)  // every output stream: stdout itself is not concurrency-safe to name
     }
 
     /// Lets Ctrl-C, SIGTERM and SIGHUP end the watch with their default action even when the program that started
