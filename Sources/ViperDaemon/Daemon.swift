@@ -40,6 +40,9 @@ public struct Daemon: Sendable {
     /// Loads everything, serves until a graceful shutdown, then returns.
     public func run() async throws {
         let logger = self.logger
+        // Held until the daemon has stopped: no second daemon may write the same state files meanwhile.
+        let stateLock = try StateDirectoryLock.acquire(self.configuration.stateDirectory)
+        defer { withExtendedLifetime(stateLock) {} }
         let notifier = SystemdNotifier()
         let catalog = ModuleCatalog(logger: logger)
         try catalog.load(

@@ -63,6 +63,26 @@ def test_second_daemon_on_a_live_socket_refuses_to_start(daemon_factory):
     assert first.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
 
 
+def test_second_daemon_on_the_same_state_directory_refuses_to_start(daemon_factory):
+    first = daemon_factory("first")
+    assert first.call("io.viper.settings.Set", {"key": PORT, "value": 8081})["parameters"]["item"]["value"] == 8081
+    second_root = Path(first.root) / "second"
+    second_root.mkdir()
+    second = support.Daemon(second_root, name="second", state_dir=first.state_dir)
+    daemon_factory.daemons.append(second)
+    second.start(wait=False)
+    status = second.process.wait(timeout=support.START_DEADLINE)
+    second.process = None
+    assert status != 0, "a second daemon started on a state directory in use"
+    assert f"the state directory {first.state_dir} is in use by another viper-settingsd" in second.log()
+    assert not os.path.exists(second.socket_path), "the second daemon listened before it failed"
+    # The first one goes on serving and writing; once it stops, the directory is free again.
+    assert first.call("io.viper.settings.Set", {"key": PORT, "value": 8082})["parameters"]["item"]["value"] == 8082
+    first.stop()
+    second.start()
+    assert second.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 8082
+
+
 def test_regular_file_at_socket_path_is_not_removed(daemon_factory):
     blocked = daemon_factory(start=False)
     os.makedirs(os.path.dirname(blocked.socket_path), exist_ok=True)
