@@ -30,7 +30,16 @@ extension SettingsCtl {
             let status = Self.exitStatus(for: error)
             let message = Self.message(for: error)
             if status == .success {
-                if !message.isEmpty { StandardStream.output.writeLine(message) }
+                do {
+                    if !message.isEmpty { try StandardStream.output.writeLine(message) }
+                } catch {
+                    error.emit(json: false)
+                    Glibc.exit(error.status.rawValue)
+                }
+            } else if CLIFailure.wantsJSON(arguments) {
+                // One JSON object on standard error, as for every other failure with --json: ArgumentParser's
+                // error line, without its usage.
+                Self.usageFailure(status, message).emit(json: true)
             } else if !message.isEmpty {
                 StandardStream.error.write(message + "\n")
             }
@@ -51,6 +60,14 @@ extension SettingsCtl {
             if code == .validationFailure { return .usage }
             return code.isSuccess ? .success : ExitStatus(rawValue: code.rawValue) ?? .failure
         }
+    }
+
+    /// A usage error of ArgumentParser (`Error: Missing expected argument…` and the usage after it) as a failure:
+    /// its first line, without the `Error: ` prefix.
+    package static func usageFailure(_ status: ExitStatus, _ message: String) -> CLIFailure {
+        let first = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
+        let line = first.hasPrefix("Error: ") ? String(first.dropFirst("Error: ".count)) : first
+        return CLIFailure(status, line.isEmpty ? "usage error; see settingsctl --help" : line)
     }
 
     /// What to print for an error: `settingsctl: MESSAGE` for a failure of the call, else ArgumentParser's

@@ -39,7 +39,8 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Writes what the command printed to standard output, then the failure to standard error: as JSON with
     /// `json`, else as `settingsctl: MESSAGE`.
     package func emit(json: Bool) {
-        if let output = self.output { StandardStream.output.writeLine(output) }
+        // Failing already: a failure to print what came before it changes nothing of the outcome.
+        if let output = self.output { try? StandardStream.output.writeLine(output) }
         StandardStream.error.write((json ? self.jsonReport : self.report) + "\n")
     }
 

@@ -151,6 +151,38 @@ def test_usage_errors_exit_2(daemon, args):
     assert result.stderr != ""
 
 
+@pytest.mark.parametrize(
+    "args", [["--json", "set", PORT], ["--json", "get"], ["get", PORT, "--bogus", "--json"], ["--json", "show"]]
+)
+def test_usage_errors_with_json_are_one_json_object(daemon, args):
+    result = check(daemon.ctl(*args), USAGE)
+    report = json.loads(result.stderr)
+    assert report["exitStatus"] == USAGE
+    assert report["message"] and "\n" not in report["message"]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args", [["get", PORT], ["--json", "get", PORT], ["show", "network"], ["dump", "network"], ["--help"], ["watch", PORT]]
+)
+def test_output_that_cannot_be_written_is_a_failure(daemon, args):
+    # A result redirected to a full disk must not end with status 0 and a file cut short.
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [support.executable("settingsctl"), "--socket", daemon.socket_path, *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=support.CLI_TIMEOUT,
+        )
+    assert result.returncode == FAILURE, result.stderr
+    expected = "cannot write to standard output: No space left on device"
+    if "--json" in args:
+        assert json.loads(result.stderr) == {"exitStatus": FAILURE, "message": expected}
+    else:
+        assert result.stderr == f"settingsctl: {expected}\n"
+
+
 def test_help_and_version_exit_0():
     assert check(support.run_settingsctl(["--help"]), OK).stdout
     assert check(support.run_settingsctl(["--version"]), OK).stdout.strip()

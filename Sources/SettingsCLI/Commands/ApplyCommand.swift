@@ -88,6 +88,6 @@ package struct ApplyCommand: ParsableCommand {
     }
 
     package func run() throws {
-        StandardStream.output.writeLine(try self.output(using: self.client(), style: .standardOutput))
+        try StandardStream.output.writeLine(try self.output(using: self.client(), style: .standardOutput))
     }
 }

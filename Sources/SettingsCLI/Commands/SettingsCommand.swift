@@ -18,7 +18,7 @@ package protocol SettingsCommand: ParsableCommand {
 
 extension SettingsCommand {
     package func run() throws {
-        StandardStream.output.writeLine(try self.output(using: self.global.client(), style: .standardOutput))
+        try StandardStream.output.writeLine(try self.output(using: self.global.client(), style: .standardOutput))
     }
 
     package func output(using client: VarlinkClient, style: TextStyle) throws(CLIFailure) -> String {

@@ -20,7 +20,7 @@ package enum FastPathParser {
         /// Makes the call on the socket the options and the environment name, and prints the result.
         package func run() throws(CLIFailure) {
             let client = VarlinkClient(location: SocketLocator.live.locate(option: self.socket))
-            StandardStream.output.writeLine(
+            try StandardStream.output.writeLine(
                 try self.action.output(using: client, style: .standardOutput, json: self.json)
             )
         }

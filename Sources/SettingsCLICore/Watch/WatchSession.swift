@@ -25,7 +25,9 @@ package struct WatchSession: Sendable {
 
     /// Runs until the process is interrupted; `output` gets each line. Throws when the first connection fails, or
     /// the daemon answers with an error (no such key or module, an unreadable cursor).
-    package func run(output: (String) -> Void = StandardStream.output.writeLine) throws(CLIFailure) -> Never {
+    package func run(
+        output: (String) throws(CLIFailure) -> Void = StandardStream.output.writeLine
+    ) throws(CLIFailure) -> Never {
         Self.unblockStopSignals()
         var cursor = self.after
         var connectedOnce = false
@@ -63,7 +65,7 @@ package struct WatchSession: Sendable {
     /// is its failure.
     private func follow(
         after cursor: String?,
-        output: (String) -> Void,
+        output: (String) throws(CLIFailure) -> Void,
         moved: (WatchEventViewModel) -> Void
     ) -> Result<Bool, CLIFailure> {
         var parameters: [String: JSONValue] = ["keys": .array(self.targets.map { .string($0) })]
@@ -92,7 +94,7 @@ package struct WatchSession: Sendable {
         on connection: consuming UnixSocketConnection,
         after cursor: String?,
         client: VarlinkClient,
-        output: (String) -> Void,
+        output: (String) throws(CLIFailure) -> Void,
         moved: (WatchEventViewModel) -> Void
     ) -> Result<Bool, CLIFailure> {
         var streamed = false
@@ -117,15 +119,18 @@ package struct WatchSession: Sendable {
                     failure = CLIFailure(.failure, "unexpected event from the settings daemon: \(error)")
                     return false
                 }
-                do {
+                do throws(CLIFailure) {
                     streamed = true
                     moved(event)
                     if self.json {
-                        output(parameters.serialized())
+                        try output(parameters.serialized())
                     } else if let line = WatchEventRenderer.render(event, style: self.style) {
-                        output(line)
+                        try output(line)
                     }
                     return true
+                } catch {
+                    failure = error
+                    return false
                 }
             }
         }
