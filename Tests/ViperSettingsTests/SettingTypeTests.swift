@@ -46,8 +46,46 @@ struct SettingTypeTests {
         #expect(throws: ValueRejection("expected an integer, found string")) {
             try SettingType.int(range: nil).value(fromJSON: "8080")
         }
-        #expect(throws: ValueRejection("expected a list of strings, found a integer in the list")) {
+        #expect(throws: ValueRejection("expected a list of strings, found an integer in the list")) {
             try SettingType.strings().value(fromJSON: ["a", 1])
+        }
+        #expect(throws: ValueRejection("expected a list of strings, found a boolean in the list")) {
+            try SettingType.strings().value(fromJSON: ["a", true])
+        }
+    }
+
+    @Test("a whole number beyond 64 bits is out of range, not garbage")
+    func wholeNumberOutOfRange() {
+        #expect(throws: ValueRejection("must be within -9223372036854775808..9223372036854775807")) {
+            try SettingType.int(range: nil).value(fromText: "9223372036854775808")
+        }
+        #expect(throws: ValueRejection("must be within 1..65535")) {
+            try SettingType.int(range: 1...65535).value(fromText: "-99999999999999999999")
+        }
+        #expect(throws: ValueRejection("expected a whole number")) {
+            try SettingType.int(range: nil).value(fromText: "-")
+        }
+    }
+
+    @Test("each string of a list must match the pattern, and the first that does not is named")
+    func listPattern() throws {
+        let hosts = SettingType.strings(pattern: "^[a-z.]+$")
+        #expect(try hosts.value(fromText: "a.example,b") == .strings(["a.example", "b"]))
+        #expect(throws: ValueRejection("item 2 must match the pattern ^[a-z.]+$")) {
+            try hosts.value(fromJSON: ["a", "b c", "$HOME"])
+        }
+        #expect(SettingsFormatter.constraint(hosts) == "a list of strings, each matching ^[a-z.]+$")
+    }
+
+    @Test("maxLength counts code points: combining marks do not make a long string one character")
+    func lengthInCodePoints() {
+        let combining = "e" + String(repeating: "\u{0301}", count: 5)
+        #expect(combining.count == 1)
+        #expect(throws: ValueRejection("must be at most 2 characters, has 6")) {
+            try SettingType.string(choices: nil, pattern: nil, maxLength: 2).value(fromText: combining)
+        }
+        #expect(throws: ValueRejection("item 1 must be at most 2 characters, has 6")) {
+            try SettingType.strings(maxLength: 2).value(fromJSON: [.string(combining)])
         }
     }
 

@@ -88,4 +88,32 @@ struct ModuleCatalogLoaderTests {
         #expect(catalog.errors.isEmpty, "\(catalog.errors)")
         #expect(!catalog.schemas.isEmpty)
     }
+
+    @Test(
+        "the bundled DNS servers and bypass hosts take what systemd-resolved and no_proxy read, nothing that splits or expands"
+    )
+    func bundledListPatterns() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/modules").path
+        let network = try #require(
+            try ModuleCatalogLoader(directory: directory).load().schemas.first { $0.name == "network" }
+        )
+        let servers = try #require(network.entry(at: "dns.servers")?.item.type)
+        for good in [
+            "1.1.1.1", "1.1.1.1:53", "2606:4700::1111", "[2606:4700::1111]:853", "fe80::1%eth0",
+            "9.9.9.9#dns.quad9.net",
+        ] {
+            #expect(throws: Never.self, "\(good)") { try servers.value(fromJSON: [.string(good)]) }
+        }
+        for bad in ["1.1.1.1 8.8.8.8", "#x", "not-an-ip", "1.1.1.1;rm", ""] {
+            #expect(throws: ValueRejection.self, "\(bad)") { try servers.value(fromJSON: [.string(bad)]) }
+        }
+        let hosts = try #require(network.entry(at: "proxy.ignore-hosts")?.item.type)
+        for good in ["localhost", "127.0.0.0/8", "::1", "[::1]", "*.example.com", ".example.com", "intra_net-1"] {
+            #expect(throws: Never.self, "\(good)") { try hosts.value(fromJSON: [.string(good)]) }
+        }
+        for bad in ["a b", "$HOME", "a,b", "\"quoted\"", ""] {
+            #expect(throws: ValueRejection.self, "\(bad)") { try hosts.value(fromJSON: [.string(bad)]) }
+        }
+    }
 }

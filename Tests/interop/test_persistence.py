@@ -63,7 +63,7 @@ def test_value_survives_restart(daemon_factory):
 def test_awkward_strings_survive_restart(daemon_factory):
     values = {
         "network.proxy.autoconfig-url": 'http://exämple.test/"q"\\back€☃\U0001F600',
-        "network.dns.servers": ["1.1.1.1", "", "ünï", "a,b", '"quoted"', "x" * 300],
+        "locale.language.fallbacks": ["1.1.1.1", "", "ünï", "a,b", '"quoted"', "x" * 300],
         "locale.keyboard.layouts": [],
     }
     first = daemon_factory("first")

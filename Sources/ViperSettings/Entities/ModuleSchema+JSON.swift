@@ -94,16 +94,14 @@ extension ItemSchema {
             if let choices, choices.isEmpty {
                 throw SchemaError(path: "\(field.path).choices", reason: "choices must not be empty")
             }
-            let pattern = try object.optionalMember("pattern")?.string()
-            if let pattern, (try? Regex(pattern)) == nil {
-                throw SchemaError(path: "\(field.path).pattern", reason: "not a valid regular expression")
-            }
+            let pattern = try object.pattern()
             let maxLength = try object.optionalMember("maxLength")?.count()
             self.type = .string(choices: choices, pattern: pattern, maxLength: maxLength)
         case "strings":
             self.type = .strings(
                 maxItems: try object.optionalMember("maxItems")?.count(),
-                maxLength: try object.optionalMember("maxLength")?.count()
+                maxLength: try object.optionalMember("maxLength")?.count(),
+                pattern: try object.pattern()
             )
         default:
             throw SchemaError(
@@ -198,5 +196,15 @@ private struct ObjectField {
     func optionalMember(_ key: String) throws(SchemaError) -> Field? {
         guard let value = self.members[key], value != .null else { return nil }
         return Field(value, "\(self.path).\(key)")
+    }
+
+    /// The `pattern` member, checked to be a regular expression.
+    func pattern() throws(SchemaError) -> String? {
+        guard let field = try self.optionalMember("pattern") else { return nil }
+        let pattern = try field.string()
+        guard (try? Regex(pattern)) != nil else {
+            throw SchemaError(path: field.path, reason: "not a valid regular expression")
+        }
+        return pattern
     }
 }

@@ -18,10 +18,11 @@ extension ModuleSchema {
                         maxLength: maxLength,
                         maxSize: bytes
                     )
-                case .strings(let maxItems, let maxLength, _):
+                case .strings(let maxItems, let maxLength, let pattern, _):
                     schema.sections[section].items[item].type = .strings(
                         maxItems: maxItems,
                         maxLength: maxLength,
+                        pattern: pattern,
                         maxSize: bytes
                     )
                 case .bool, .int, .double:

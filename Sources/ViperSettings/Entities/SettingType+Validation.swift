@@ -22,7 +22,9 @@ extension SettingType {
             var strings: [String] = []
             for element in elements {
                 guard let string = element.stringValue else {
-                    throw ValueRejection("expected a list of strings, found a \(element.typeName) in the list")
+                    throw ValueRejection(
+                        "expected a list of strings, found \(element.typeName.withArticle) in the list"
+                    )
                 }
                 strings.append(string)
             }
@@ -42,8 +44,17 @@ extension SettingType {
             case "false", "no", "off", "0": return .bool(false)
             default: throw ValueRejection("expected true or false")
             }
-        case .int:
-            guard let value = Int64(text.trimmingSpaces) else { throw ValueRejection("expected a whole number") }
+        case .int(let range):
+            let digits = text.trimmingSpaces
+            guard let value = Int64(digits) else {
+                // A whole number, too large for 64 bits: say so, with the range it must be in.
+                let sign = digits.first == "-" || digits.first == "+" ? 1 : 0
+                if digits.count > sign, digits.dropFirst(sign).allSatisfy(\.isASCIIDigit) {
+                    let bounds = range ?? Int64.min...Int64.max
+                    throw ValueRejection("must be within \(bounds.lowerBound)..\(bounds.upperBound)")
+                }
+                throw ValueRejection("expected a whole number")
+            }
             return try self.checked(.int(value))
         case .double:
             guard let value = Double(text.trimmingSpaces), value.isFinite else {
@@ -77,7 +88,7 @@ extension SettingType {
         switch (self, value) {
         case (.bool, .bool):
             return value
-        case (.strings(let maxItems, let maxLength, let maxSize), .strings(let texts)):
+        case (.strings(let maxItems, let maxLength, let pattern, let maxSize), .strings(let texts)):
             if let maxSize {
                 let size = texts.reduce(0) { $0 + $1.utf8.count }
                 if size > maxSize { throw Self.tooLarge(size, limit: maxSize) }
@@ -85,13 +96,18 @@ extension SettingType {
             if let maxItems, texts.count > maxItems {
                 throw ValueRejection("must have at most \(maxItems) items, has \(texts.count)")
             }
-            if let maxLength, let index = texts.firstIndex(where: { $0.count > maxLength }) {
+            if let maxLength, let index = texts.firstIndex(where: { $0.unicodeScalars.count > maxLength }) {
                 throw ValueRejection(
-                    "item \(index + 1) must be at most \(maxLength) characters, has \(texts[index].count)"
+                    "item \(index + 1) must be at most \(maxLength) characters, has \(texts[index].unicodeScalars.count)"
                 )
             }
             if texts.contains(where: Self.hasControlCharacters) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
+            }
+            if let pattern, let regex = try? Regex(pattern),
+                let index = texts.firstIndex(where: { (try? regex.wholeMatch(in: $0)) == nil })
+            {
+                throw ValueRejection("item \(index + 1) must match the pattern \(pattern)")
             }
             return value
         case (.int(let range), .int(let number)):
@@ -115,8 +131,8 @@ extension SettingType {
             if let choices, !choices.contains(text) {
                 throw ValueRejection("must be one of \(choices.joined(separator: ", "))")
             }
-            if let maxLength, text.count > maxLength {
-                throw ValueRejection("must be at most \(maxLength) characters, has \(text.count)")
+            if let maxLength, text.unicodeScalars.count > maxLength {
+                throw ValueRejection("must be at most \(maxLength) characters, has \(text.unicodeScalars.count)")
             }
             if let pattern {
                 let matches = (try? Regex(pattern).wholeMatch(in: text)) != nil
@@ -157,6 +173,18 @@ extension SettingValue {
         case .strings: "a list of strings"
         }
     }
+}
+
+extension String {
+    /// The name with its indefinite article: "an integer", "a string".
+    fileprivate var withArticle: String {
+        guard let first = self.first else { return self }
+        return ("aeiou".contains(first) ? "an " : "a ") + self
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
 
 extension StringProtocol {

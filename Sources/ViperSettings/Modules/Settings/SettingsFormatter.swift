@@ -36,10 +36,11 @@ public enum SettingsFormatter {
             if let pattern { parts.append("matching \(pattern)") }
             if let maxLength { parts.append("at most \(maxLength) characters") }
             return parts.isEmpty ? nil : parts.joined(separator: ", ")
-        case .strings(let maxItems, let maxLength, _):
+        case .strings(let maxItems, let maxLength, let pattern, _):
             var text = "a list of strings"
             if let maxItems { text += ", at most \(maxItems) items" }
             if let maxLength { text += ", each at most \(maxLength) characters" }
+            if let pattern { text += ", each matching \(pattern)" }
             return text
         }
     }

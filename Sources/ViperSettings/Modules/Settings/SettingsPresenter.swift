@@ -204,8 +204,8 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
             )
         case .string(let choices, let pattern, let maxLength, let maxSize):
             return LimitsViewModel(choices: choices, pattern: pattern, maxLength: maxLength, maxSize: maxSize)
-        case .strings(let maxItems, let maxLength, let maxSize):
-            return LimitsViewModel(maxLength: maxLength, maxItems: maxItems, maxSize: maxSize)
+        case .strings(let maxItems, let maxLength, let pattern, let maxSize):
+            return LimitsViewModel(pattern: pattern, maxLength: maxLength, maxItems: maxItems, maxSize: maxSize)
         }
     }
 
