@@ -116,8 +116,17 @@ public struct Daemon: Sendable {
                     var maxValueSize = started.maximumValueSize
                     do {
                         let next = try reload()
-                        if next.socketPath != started.socketPath || next.stateDirectory != started.stateDirectory {
-                            logger.warning("the socket and the state directory change only on restart")
+                        let pending = started.keysNeedingRestart(toBecome: next)
+                        if !pending.isEmpty {
+                            // Said on every reload until the restart: the running daemon still uses the old values.
+                            logger.warning(
+                                """
+                                \(pending.joined(separator: ", ")) changed in the configuration; the running daemon \
+                                keeps the values it started with until it restarts (a reload applies \
+                                \(DaemonConfiguration.keysAppliedOnReload.joined(separator: ", ")) and the schemas)
+                                """,
+                                metadata: ["keys": "\(pending.joined(separator: ","))"]
+                            )
                         }
                         directory = next.modulesDirectory
                         maxValueSize = next.maximumValueSize
