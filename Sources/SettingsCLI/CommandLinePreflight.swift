@@ -25,7 +25,9 @@ package enum CommandLinePreflight {
                 return kept + ["--"] + numbers + arguments[index...]
             }
             for option in ["--socket", "--apply-socket"]
-            where argument == option + "=" || (argument == option && arguments.dropFirst(index).first == "") {
+            where argument == option + "="
+                || (argument == option && (arguments.dropFirst(index).first ?? "").isEmpty)
+            {
                 throw CLIFailure(.usage, "\(option) needs a path")
             }
             if ["--socket", "--apply-socket", "--generate-completion-script"].contains(argument),

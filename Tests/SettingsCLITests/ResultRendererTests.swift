@@ -81,4 +81,16 @@ struct ResultRendererTests {
         )
         #expect(ModuleListRenderer.render(ModuleListViewModel(modules: [])) == "No modules.")
     }
+
+    @Test("load of a file that names no module says so instead of printing an empty line")
+    func loadOfNothing() {
+        let nothing = LoadResultViewModel(modules: [], problems: [], applied: true)
+        #expect(LoadResultRenderer.render(nothing) == "the file names no module: nothing to load")
+        let one = LoadResultViewModel(
+            modules: [ModuleLoadViewModel(module: "network", revision: 3, changed: false, changes: [])],
+            problems: [],
+            applied: true
+        )
+        #expect(LoadResultRenderer.render(one) == "network: no change (revision 3)")
+    }
 }

@@ -80,6 +80,10 @@ struct SettingsCtlTests {
     func emptySocket() {
         let failure = #expect(throws: CLIFailure.self) { try CommandLinePreflight.check(["--socket=", "get", "k"]) }
         #expect(failure?.message == "--socket needs a path")
+        for arguments in [["--socket"], ["get", "k", "--socket"], ["apply", "status", "--apply-socket"]] {
+            let last = #expect(throws: CLIFailure.self) { try CommandLinePreflight.check(arguments) }
+            #expect(last?.message == "\(arguments.last!) needs a path", "\(arguments)")
+        }
     }
 
     @Test("set takes a value beginning with '-' after --")

@@ -11,6 +11,7 @@ package import SettingsAPI
 package enum LoadResultRenderer {
     /// The lines of a load, without a final newline.
     package static func render(_ model: LoadResultViewModel, style: TextStyle = .plain) -> String {
+        if model.modules.isEmpty && model.problems.isEmpty { return "the file names no module: nothing to load" }
         var lines: [String] = []
         for module in model.modules {
             let heading =
