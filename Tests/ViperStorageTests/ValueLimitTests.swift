@@ -53,9 +53,18 @@ struct ValueLimitTests {
             try name.value(fromText: String(repeating: "a", count: limit + 1))
         }
         let many = JSONValue.array(Array(repeating: .string(String(repeating: "b", count: 1000)), count: 66))
-        #expect(throws: ValueRejection("is 66000 bytes long, more than the limit of 65536 bytes (max-value-size)")) {
+        #expect(throws: ValueRejection("is 66066 bytes long, more than the limit of 65536 bytes (max-value-size)")) {
             try tags.value(fromJSON: many)
         }
+        // Each item counts a byte more than its text: a list of empty strings is bounded too.
+        let empties = JSONValue.array(Array(repeating: .string(""), count: 100_000))
+        #expect(throws: ValueRejection("is 100000 bytes long, more than the limit of 65536 bytes (max-value-size)")) {
+            try tags.value(fromJSON: empties)
+        }
+        #expect(
+            try tags.value(fromJSON: .array(Array(repeating: .string(""), count: 1000)))
+                == .strings(Array(repeating: "", count: 1000))
+        )
         let small = try #require(try self.load(maxValueSize: 8).item(at: "channel.name")?.type)
         #expect(throws: ValueRejection.self) { try small.value(fromText: "ünïcödé") }
     }

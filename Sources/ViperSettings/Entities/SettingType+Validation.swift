@@ -90,7 +90,8 @@ extension SettingType {
             return value
         case (.strings(let maxItems, let maxLength, let pattern, let maxSize), .strings(let texts)):
             if let maxSize {
-                let size = texts.reduce(0) { $0 + $1.utf8.count }
+                // Each item counts one byte more than its text, so that a list of empty strings is bounded too.
+                let size = texts.reduce(0) { $0 + $1.utf8.count + 1 }
                 if size > maxSize { throw Self.tooLarge(size, limit: maxSize) }
             }
             if let maxItems, texts.count > maxItems {

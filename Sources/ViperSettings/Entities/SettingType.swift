@@ -7,8 +7,8 @@ public enum SettingType: Sendable, Hashable {
     /// daemon's `max-value-size`, see ``ModuleSchema/limitingValueSize(to:)``).
     case string(choices: [String]?, pattern: String?, maxLength: Int?, maxSize: Int? = nil)
     /// A list of texts; `maxItems`, `maxLength` (of each text, in code points) and `pattern` (that each text must
-    /// match whole) from the schema, `maxSize` (of all texts together, in bytes of UTF-8) from the daemon's
-    /// `max-value-size`.
+    /// match whole) from the schema, `maxSize` (of all texts together, in bytes of UTF-8, each item counting one
+    /// byte more than its text) from the daemon's `max-value-size`.
     case strings(maxItems: Int? = nil, maxLength: Int? = nil, pattern: String? = nil, maxSize: Int? = nil)
 
     /// The schema's name of the type.
