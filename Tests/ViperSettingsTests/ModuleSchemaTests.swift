@@ -14,6 +14,24 @@ struct ModuleSchemaTests {
         #expect(schema.items.count == 5)
     }
 
+    @Test("stored values the schema does not accept are found in every layer, with the reason, for the log")
+    func brokenStoredValues() {
+        var state = ModuleState(revision: 4)
+        state.local = ["proxy.port": .int(99_999), "proxy.mode": .string("manual"), "proxy.gone": .bool(true)]
+        state.mandatory = ["proxy.port": .string("abc")]
+        let broken = Fixtures.network.brokenValues(in: state)
+        #expect(broken.map(\.path) == ["proxy.gone", "proxy.port", "proxy.port"])
+        #expect(broken.map(\.layer) == [.local, .local, .mandatory])
+        #expect(broken[0].reason == "no such key in the schema")
+        #expect(
+            Fixtures.network.message(for: broken[1])
+                == "Stored value of network.proxy.port in the local layer breaks the schema and is ignored: 99999: "
+                + "must be within 1..65535"
+        )
+        #expect(Fixtures.network.metadata(for: broken[2])["layer"] == "mandatory")
+        #expect(Fixtures.network.brokenValues(in: ModuleState(revision: 0)).isEmpty)
+    }
+
     @Test("a default outside the range names the JSON path")
     func defaultOutOfRange() throws {
         var json = Fixtures.networkJSON

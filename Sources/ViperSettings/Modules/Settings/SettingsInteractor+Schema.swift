@@ -3,7 +3,8 @@
 extension SettingsInteractor {
     /// Records the effective values that differ between `previous` (the schema before the reload) and this
     /// Interactor's schema: a changed default in force, a key added or removed. Moves the revision on once when any
-    /// did; logs and gives up when the change cannot be stored (the values are served anyway).
+    /// did; logs and gives up when the change cannot be stored (the values are served anyway). Then logs each stored
+    /// value the new schema does not accept, as loading the module does.
     public func adopt(previous: ModuleSchema) async {
         let schema = self.schema
         guard previous != schema else { return }
@@ -21,6 +22,14 @@ extension SettingsInteractor {
             self.logger.error(
                 "could not record the values the reloaded schema changed",
                 metadata: ["error": "\(error)"]
+            )
+        }
+        // As at start: each stored value the reloaded schema does not accept is said, since it is now ignored.
+        guard let state = try? await self.repository.state(of: schema.name) else { return }
+        for broken in schema.brokenValues(in: state) {
+            self.logger.warning(
+                "\(schema.message(for: broken))",
+                metadata: schema.metadata(for: broken).mapValues { .string($0) }
             )
         }
     }
