@@ -100,7 +100,7 @@ struct SettingsctlEndToEndTests {
         let host = show.split(separator: "\n").first { $0.contains("network.proxy.host") } ?? ""
         #expect(host.contains("\"\""), "\(show)")
 
-        let key = "network.proxy.ignore-hosts"
+        let key = "locale.language.fallbacks"
         #expect(daemon.ctl(["set", key, #"["a,b", "", "c"]"#]).status == 0)
         let printed = daemon.ctl(["get", key]).stdout
         #expect(printed == #"["a,b","","c"]"# + "\n", "\(printed)")
