@@ -31,7 +31,13 @@ public struct DaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The Unix socket to listen on.", valueName: "path"))
     var socket: String?
 
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state files are kept.", valueName: "dir"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where state files are kept; one daemon at a time (it locks the directory).",
+            valueName: "dir"
+        )
+    )
     var stateDirectory: String?
 
     @Option(name: .customLong("modules-dir"), help: ArgumentHelp("Where module schemas are read.", valueName: "dir"))
