@@ -108,5 +108,12 @@ struct ControlCharacterTests {
         #expect(throws: ValueRejection.self) { try string.value(fromJSON: "a\u{0}b") }
         #expect(throws: ValueRejection.self) { try SettingType.strings().value(fromJSON: ["ok", "tab\there"]) }
         #expect((try? string.value(fromText: "ünïcødé ok")) == .string("ünïcødé ok"))
+        // C1 controls too: U+009B is a one-character ESC [, U+0085 a line break.
+        for control in ["a\u{9B}31mb", "a\u{85}b", "a\u{7F}b", "a\u{80}b", "a\u{9F}b"] {
+            #expect(throws: ValueRejection.self, "\(control.unicodeScalars.map(\.value))") {
+                try string.value(fromJSON: .string(control))
+            }
+        }
+        #expect((try? string.value(fromJSON: "a\u{A0}b")) == .string("a\u{A0}b"), "U+00A0 is a space, not a control")
     }
 }

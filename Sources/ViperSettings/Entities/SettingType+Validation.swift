@@ -149,8 +149,10 @@ extension SettingType {
         ValueRejection("is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size)")
     }
 
+    /// Unicode's control characters (category Cc): C0, DEL and C1, whose U+009B starts a terminal escape sequence
+    /// as ESC [ does.
     private static func hasControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 
     private var expected: String {
