@@ -60,12 +60,20 @@ struct ApplyTargetLoaderTests {
             try Files.write("{ not json", to: folder.path + "/garbled.json")
             try folder.write("first", ["reads": ["network"], "destination": "/etc/same"], template: "x")
             try folder.write("second", ["reads": ["network"], "destination": "/etc/same"], template: "x")
+            // The same file spelt otherwise is the same file.
+            try folder.write("third", ["reads": ["network"], "destination": "/etc/./same"], template: "x")
+            try folder.write("fourth", ["reads": ["network"], "destination": "//etc//same"], template: "x")
             let loaded = folder.load()
             #expect(loaded.targets.map(\.name) == ["first"])
             let problems = loaded.problems.map { "\($0)" }.sorted()
-            #expect(problems.count == 3, "\(problems)")
+            #expect(problems.count == 5, "\(problems)")
             #expect(problems.contains { $0.contains("garbled.json: not JSON") }, "\(problems)")
-            #expect(problems.contains { $0.contains("second.json: destination /etc/same is also target first's") })
+            for other in ["second", "third", "fourth"] {
+                #expect(
+                    problems.contains { $0.contains("\(other).json: destination /etc/same is also target first's") },
+                    "\(problems)"
+                )
+            }
             #expect(problems.contains { $0.contains("unclosed.json: template") }, "\(problems)")
         }
     }

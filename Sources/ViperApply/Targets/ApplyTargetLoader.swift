@@ -90,9 +90,13 @@ public struct ApplyTargetLoader: Sendable {
             throw bad("template \(templatePath): \(error)")
         }
 
-        guard let destination = fields["destination"]?.stringValue, destination.hasPrefix("/"),
-            !destination.hasSuffix("/"), !destination.split(separator: "/").contains("..")
+        guard let written = fields["destination"]?.stringValue, written.hasPrefix("/"),
+            !written.hasSuffix("/"), !written.split(separator: "/").contains("..")
         else { throw bad("'destination' must be an absolute path to a file, without '..'") }
+        // One spelling per file (`/etc//x` and `/etc/./x` are `/etc/x`), so that two targets never share one.
+        let components = written.split(separator: "/").filter { $0 != "." }
+        guard !components.isEmpty else { throw bad("'destination' must be an absolute path to a file, without '..'") }
+        let destination = "/" + components.joined(separator: "/")
 
         let owner = try Self.account(fields["owner"], field: "owner", default: 0, path: path) { name in
             getpwnam(name).map { $0.pointee.pw_uid }
