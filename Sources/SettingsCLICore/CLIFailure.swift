@@ -54,11 +54,12 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line printed on standard error: `settingsctl: MESSAGE`.
     package var report: String { "settingsctl: \(self.message)" }
 
-    /// The failure for an error reply of the daemon.
+    /// The failure for an error reply of `peer` (the settings daemon unless said otherwise).
     ///
-    /// Errors declared by `io.viper.settings` keep their message and exit status; the errors of
-    /// `org.varlink.service` and any other name are "other failures" (exit status 1).
-    package init(errorName name: String, parameters: JSONValue) {
+    /// Errors declared by `io.viper.settings` keep their message and exit status; `PermissionDenied` is exit
+    /// status 7, as the daemon's own refusals are; the other errors of `org.varlink.service` and any other name are
+    /// "other failures" (exit status 1).
+    package init(errorName name: String, parameters: JSONValue, peer: VarlinkClient.Peer = .settingsDaemon) {
         defer {
             self.errorName = name
             self.parameters = parameters
@@ -78,17 +79,26 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented":
             self.init(
                 .failure,
-                "the daemon does not support \(text("method")); is viper-settingsd older than settingsctl?"
+                "\(peer.name) does not support \(text("method")); is it older than settingsctl?"
             )
         case "org.varlink.service.InterfaceNotFound":
-            self.init(.failure, "the daemon does not serve the interface \(text("interface"))")
+            self.init(.failure, "\(peer.name) does not serve the interface \(text("interface"))")
         case "org.varlink.service.InvalidParameter":
-            self.init(.failure, "the daemon rejected the parameter '\(text("parameter"))' of the call")
+            self.init(.failure, "\(peer.name) rejected the parameter '\(text("parameter"))' of the call")
         case "org.varlink.service.PermissionDenied":
-            self.init(.failure, "the daemon refused the call: permission denied")
+            switch peer {
+            case .settingsDaemon:
+                self.init(.permissionDenied, "permission denied: the settings daemon refused the call")
+            case .applier:
+                self.init(
+                    .permissionDenied,
+                    "permission denied: the applier (viper-settings-apply) runs a dry run for root only, as it runs"
+                        + " the targets' checks; apply status is open to everyone"
+                )
+            }
         default:
             let details = parameters.objectValue.map { $0.isEmpty } ?? true ? "" : " \(parameters.serialized())"
-            self.init(.failure, "the daemon answered with the error \(name)\(details)")
+            self.init(.failure, "\(peer.name) answered with the error \(name)\(details)")
         }
     }
 }

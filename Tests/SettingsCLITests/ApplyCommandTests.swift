@@ -428,6 +428,17 @@ struct ApplyCommandTests {
         #expect(failure?.message.contains("viper-settings-apply") == true)
     }
 
+    @Test("a dry run refused to a user who is not root is exit 7, naming the applier, not the daemon")
+    func dryRunPermissionDenied() throws {
+        let server = FakeVarlinkServer(reply: #"{"error":"org.varlink.service.PermissionDenied"}"#)
+        let command = try Self.parse(["apply", "--dry-run", "--apply-socket", server.path])
+        let failure = #expect(throws: CLIFailure.self) { try command.output(using: command.client(), style: .plain) }
+        #expect(failure?.status == .permissionDenied)
+        #expect(failure?.message.contains("the applier (viper-settings-apply) runs a dry run for root only") == true)
+        let daemon = CLIFailure(errorName: "org.varlink.service.PermissionDenied", parameters: [:])
+        #expect(daemon.status == .permissionDenied && daemon.message.contains("the settings daemon"))
+    }
+
     @Test("a reply that does not have the ViewModel's shape is an other failure naming the applier")
     func wrongShape() throws {
         let server = FakeVarlinkServer(reply: #"{"parameters":{"targets":[]}}"#)

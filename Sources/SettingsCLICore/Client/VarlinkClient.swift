@@ -111,7 +111,7 @@ package struct VarlinkClient: Sendable {
             guard let name = error.stringValue else {
                 throw CLIFailure(.failure, "\(unreadable): error is not a string")
             }
-            throw CLIFailure(errorName: name, parameters: found)
+            throw CLIFailure(errorName: name, parameters: found, peer: peer)
         }
         return found
     }
