@@ -94,6 +94,38 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("a failed apply is over once the values render what the file holds: the result is unchanged again")
+    func failureClearsWhenUnchanged() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try fixture.folder.write(
+                "checked",
+                [
+                    "reads": ["network.proxy.host"], "destination": "/etc/checked.conf",
+                    "check": ["/bin/grep", "-qv", "bad"],
+                ],
+                template: "host={{network.proxy.host}}\n"
+            )
+            let interactor = await fixture.interactor()
+            func result() async -> String? {
+                await interactor.status().targets.first { $0.target == "checked" }?.last?.result
+            }
+            let file = fixture.directory + "/root/etc/checked.conf"
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "good", cursor: "network:1"), Self.ready("network:1"),
+            ])
+            #expect(await result() == "written")
+            await interactor.received([Self.change("network.proxy.host", "bad", cursor: "network:2")])
+            #expect(await result() == "check-failed")
+            #expect(try Files.read(file) == "host=good\n", "the check kept the previous file")
+            #expect(await interactor.summary().contains("1 failing (checked)"))
+            await interactor.received([Self.change("network.proxy.host", "good", cursor: "network:3")])
+            #expect(await result() == "unchanged")
+            #expect(!(await interactor.summary().contains("failing")))
+        }
+    }
+
     @Test("a restart resumes from the saved cursor and values, and renders every target once")
     func resumesFromState() async throws {
         try await TemporaryDirectory.with { directory in

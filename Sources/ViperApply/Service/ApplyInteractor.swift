@@ -148,13 +148,16 @@ public actor ApplyInteractor {
         guard self.ready else {
             return "\(self.targets.count) targets; waiting for the settings daemon's values"
         }
-        let failing = self.targets.filter { target in
-            self.state.outcomes[target.name].map { !["written", "unchanged"].contains($0.result) } ?? false
-        }
+        let failing = self.targets.filter { self.lastApplyFailed($0.name) }
         var text = "\(self.targets.count) targets applied"
         if !failing.isEmpty { text += ", \(failing.count) failing (\(failing.map(\.name).joined(separator: ", ")))" }
         if !self.problems.isEmpty { text += ", \(self.problems.count) target files refused" }
         return text + (self.connected ? "; following the settings daemon" : "; reconnecting to the settings daemon")
+    }
+
+    /// Whether the last apply of the target named `name` failed (its check, its reload, or the write).
+    private func lastApplyFailed(_ name: String) -> Bool {
+        self.state.outcomes[name].map { !["written", "unchanged"].contains($0.result) } ?? false
     }
 
     /// Whether every target was applied since the values became known (for readiness).
@@ -212,7 +215,11 @@ public actor ApplyInteractor {
                 let outcome = await self.applier.apply(target, rendered: rendered)
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)
-                if outcome.result != .unchanged || self.state.outcomes[target.name] == nil {
+                // An unchanged file keeps the record of when it was written, unless that record is a failure: the
+                // file holds what the values render now, so the failure is over.
+                if outcome.result != .unchanged || self.state.outcomes[target.name] == nil
+                    || self.lastApplyFailed(target.name)
+                {
                     self.state.outcomes[target.name] = model
                 }
             }
