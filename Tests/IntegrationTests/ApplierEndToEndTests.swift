@@ -1,5 +1,7 @@
 import Foundation
+import SettingsAPI
 import Testing
+import ViperSettingsTesting
 import ViperTestSupport
 
 /// viper-settings-apply against the real daemon: files on disk follow `settingsctl set`, also across a crash of
@@ -80,6 +82,15 @@ struct ApplierEndToEndTests {
         #expect((dns?["revisions"] as? [String: Any])?["network"] as? Int == 1)
         #expect((dns?["check"] as? [String: Any])?["status"] as? Int == 0)
         #expect(applier.stderr.contains("wrote \(fixture.dns) (target dns)"))
+        // The replies are what io.viper.settings.Apply declares, field for field.
+        let idl = try VarlinkIDL(parsing: ApplyMethod.interfaceDescription)
+        let dryRun = try RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.DryRun")
+        for (method, reply) in [("Status", status), ("DryRun", dryRun)] {
+            let data = try JSONSerialization.data(withJSONObject: reply?["parameters"] ?? [:])
+            let parameters = try JSONValue(parsing: Array(data))
+            #expect(idl.problems(inReplyOf: method, parameters: parameters).isEmpty, "\(method): \(parameters)")
+            #expect(parameters["warnings"] == [], "\(method)")
+        }
         #expect(applier.stop() == 0, "\(applier.stderr)")
         #expect(daemon.stop() == 0)
     }

@@ -354,6 +354,30 @@ struct ApplyCommandTests {
         #expect(failure?.output?.contains("check: failed with status 255") == true)
     }
 
+    @Test("a target file loaded with a warning is shown apart and fails neither status nor a dry run")
+    func warningsDoNotFail() throws {
+        let typo = TargetProblemViewModel(
+            file: "/etc/viper-settings/apply.d/typo.json",
+            reason: "'reads' names network.dsn, which the settings daemon does not have: it renders as empty"
+        )
+        let status = ApplyStatusViewModel(
+            targets: ApplyFixtures.healthy.targets,
+            problems: [],
+            warnings: [typo, typo],
+            connected: true,
+            cursor: "time:7"
+        )
+        #expect(ApplyRenderer.failure(of: status) == nil)
+        let text = ApplyRenderer.render(status, now: ApplyFixtures.now)
+        #expect(text.contains("target files to fix (applied all the same):\n  /etc/viper-settings/apply.d/typo.json:"))
+        #expect(!text.contains("refused"))
+        let dryRun = ApplyDryRunViewModel(targets: [ApplyFixtures.unchanged], problems: [], warnings: [typo])
+        #expect(ApplyRenderer.failure(of: dryRun) == nil)
+        // Refused files are counted as files, not as problems.
+        let twice = ApplyDryRunViewModel(targets: [], problems: [ApplyFixtures.refused, ApplyFixtures.refused])
+        #expect(ApplyRenderer.failure(of: twice) == "dry run: 1 target file refused")
+    }
+
     @Test("a refused target file alone fails a dry run")
     func dryRunRefused() throws {
         let model = ApplyDryRunViewModel(targets: [ApplyFixtures.unchanged], problems: [ApplyFixtures.refused])

@@ -86,8 +86,10 @@ struct ApplyInteractorTests {
             // A target reading something the daemon does not have is loaded, and reported.
             try fixture.folder.write("typo", ["reads": ["network.dsn"], "destination": "/etc/typo"], template: "")
             await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
-            let typo = await interactor.status().problems.first { $0.file.hasSuffix("typo.json") }
+            let typo = await interactor.status().warnings.first { $0.file.hasSuffix("typo.json") }
             #expect(typo?.reason.contains("'reads' names network.dsn, which the settings daemon does not have") == true)
+            #expect(await interactor.status().problems.count == 1, "loaded, so not refused: a warning")
+            #expect(await interactor.status().targets.contains { $0.target == "typo" })
             let dns = status.targets.first { $0.target == "dns" }?.last
             #expect(dns?.result == "written" && dns?.revisions == ["network": 6] && dns?.at == 1_800_000_000)
             #expect(dns?.keys == ["network.dns.servers"])

@@ -110,14 +110,23 @@ public struct TargetProblemViewModel: Sendable, Hashable, Codable {
 /// The reply of `Status`.
 public struct ApplyStatusViewModel: Sendable, Hashable, Codable {
     public var targets: [TargetStatusViewModel]
+    /// Target files refused: not applied.
     public var problems: [TargetProblemViewModel]
+    /// Target files loaded and applied, with something to fix (a `reads` entry the daemon does not have).
+    public var warnings: [TargetProblemViewModel]
     public var connected: Bool
     public var cursor: String?
 
-    public init(targets: [TargetStatusViewModel], problems: [TargetProblemViewModel], connected: Bool, cursor: String?)
-    {
+    public init(
+        targets: [TargetStatusViewModel],
+        problems: [TargetProblemViewModel],
+        warnings: [TargetProblemViewModel] = [],
+        connected: Bool,
+        cursor: String?
+    ) {
         self.targets = targets
         self.problems = problems
+        self.warnings = warnings
         self.connected = connected
         self.cursor = cursor
     }
@@ -126,10 +135,18 @@ public struct ApplyStatusViewModel: Sendable, Hashable, Codable {
 /// The reply of `DryRun`.
 public struct ApplyDryRunViewModel: Sendable, Hashable, Codable {
     public var targets: [TargetOutcomeViewModel]
+    /// Target files refused: not applied.
     public var problems: [TargetProblemViewModel]
+    /// Target files loaded and applied, with something to fix.
+    public var warnings: [TargetProblemViewModel]
 
-    public init(targets: [TargetOutcomeViewModel], problems: [TargetProblemViewModel]) {
+    public init(
+        targets: [TargetOutcomeViewModel],
+        problems: [TargetProblemViewModel],
+        warnings: [TargetProblemViewModel] = []
+    ) {
         self.targets = targets
         self.problems = problems
+        self.warnings = warnings
     }
 }

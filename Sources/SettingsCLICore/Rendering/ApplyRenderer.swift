@@ -62,6 +62,7 @@ package enum ApplyRenderer {
             lines += Self.commands(of: last, indent: "  ", style: style)
         }
         lines += Self.problems(model.problems, style: style)
+        lines += Self.warnings(model.warnings, style: style)
         return lines.joined(separator: "\n")
     }
 
@@ -75,7 +76,7 @@ package enum ApplyRenderer {
             parts.append("\(Self.count(failed.count, "target")) failed \(Self.listed(failed))")
         }
         if !model.problems.isEmpty {
-            parts.append("\(Self.count(model.problems.count, "target file")) refused")
+            parts.append("\(Self.count(Self.files(model.problems), "target file")) refused")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
@@ -105,6 +106,7 @@ package enum ApplyRenderer {
             if let diff = outcome.diff, !diff.isEmpty { lines += Self.diff(diff, style: style) }
         }
         lines += Self.problems(model.problems, style: style)
+        lines += Self.warnings(model.warnings, style: style)
         lines.append(Self.dryRunSummary(model))
         return lines.joined(separator: "\n")
     }
@@ -117,7 +119,7 @@ package enum ApplyRenderer {
             parts.append("\(Self.count(failed.count, "target")) would fail \(Self.listed(failed))")
         }
         if !model.problems.isEmpty {
-            parts.append("\(Self.count(model.problems.count, "target file")) refused")
+            parts.append("\(Self.count(Self.files(model.problems), "target file")) refused")
         }
         return parts.isEmpty ? nil : "dry run: " + parts.joined(separator: "; ")
     }
@@ -195,6 +197,18 @@ package enum ApplyRenderer {
         guard !problems.isEmpty else { return [] }
         return [style.apply(.warning, to: "refused target files:")]
             + problems.map { "  \(Self.printable($0.file)): \(Self.printable($0.reason))" }
+    }
+
+    /// Target files applied all the same, with what to fix; they do not make the command fail.
+    private static func warnings(_ warnings: [TargetProblemViewModel], style: TextStyle) -> [String] {
+        guard !warnings.isEmpty else { return [] }
+        return ["target files to fix (applied all the same):"]
+            + warnings.map { "  \(Self.printable($0.file)): \(Self.printable($0.reason))" }
+    }
+
+    /// How many files `problems` name: a file may have several.
+    private static func files(_ problems: [TargetProblemViewModel]) -> Int {
+        Set(problems.map(\.file)).count
     }
 
     /// `network:4, time:2`, modules sorted.

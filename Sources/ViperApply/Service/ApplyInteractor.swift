@@ -125,6 +125,7 @@ public actor ApplyInteractor {
                 )
             },
             problems: self.problemViewModels,
+            warnings: self.warningViewModels,
             connected: self.connected,
             cursor: self.state.cursor
         )
@@ -140,7 +141,11 @@ public actor ApplyInteractor {
             let outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
             outcomes.append(self.viewModel(target, outcome, revisions: revisions, at: nil, diff: true))
         }
-        return ApplyDryRunViewModel(targets: outcomes, problems: self.problemViewModels)
+        return ApplyDryRunViewModel(
+            targets: outcomes,
+            problems: self.problemViewModels,
+            warnings: self.warningViewModels
+        )
     }
 
     /// One line for systemd's status: targets, failures, connection.
@@ -174,14 +179,19 @@ public actor ApplyInteractor {
         return revisions
     }
 
+    /// The target files refused.
     private var problemViewModels: [TargetProblemViewModel] {
-        let refused = self.problems.map { problem in
+        self.problems.map { problem in
             if case .badTarget(let file, let reason) = problem {
                 return TargetProblemViewModel(file: file, reason: reason)
             }
             return TargetProblemViewModel(file: "", reason: problem.description)
         }
-        return refused + self.unknownReads.map { TargetProblemViewModel(file: $0.target.source, reason: $0.reason) }
+    }
+
+    /// What to fix in target files that were loaded all the same.
+    private var warningViewModels: [TargetProblemViewModel] {
+        self.unknownReads.map { TargetProblemViewModel(file: $0.target.source, reason: $0.reason) }
     }
 
     /// Once the daemon's values are known: each `reads` entry that names no module, section or key the daemon has
