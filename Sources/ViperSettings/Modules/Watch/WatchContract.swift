@@ -19,6 +19,8 @@ public enum WatchResyncReason: Sendable, Hashable {
     /// The change history no longer reaches back to the cursor (or the cursor is of another state, or lacks a
     /// watched module).
     case historyTooShort(module: String)
+    /// The cursor is ahead of the module's revision: it was made by another daemon or from another state directory.
+    case cursorAhead(module: String, revision: Int64)
     /// The watcher read too slowly and changes were dropped.
     case fellBehind
 }

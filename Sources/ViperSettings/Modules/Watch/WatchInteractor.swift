@@ -67,7 +67,12 @@ public struct WatchInteractor: WatchInteractorProtocol {
         var pending: [(module: String, record: ChangeRecord)] = []
         var position = WatchCursor()
         for module in scope.moduleNames {
-            let history = try await self.state(of: module).history
+            let state = try await self.state(of: module)
+            let history = state.history
+            if let start = cursor.positions[module], start.revision > state.revision {
+                try await emit(.resync(reason: .cursorAhead(module: module, revision: state.revision)))
+                return nil
+            }
             guard let start = cursor.positions[module], let records = history.records(after: start.revision),
                 start.index == nil || history.record(at: start.revision) != nil
             else {
