@@ -73,8 +73,7 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case ApplyMethod.notReady:
             self.init(
                 .unreachable,
-                "the applier is not ready: \(text("reason")); it has not received the current values from "
-                    + "viper-settingsd yet (systemctl status viper-settings-apply viper-settingsd)"
+                "the applier is not ready: \(text("reason")) (systemctl status viper-settings-apply viper-settingsd)"
             )
         case "org.varlink.service.MethodNotFound", "org.varlink.service.MethodNotImplemented":
             self.init(

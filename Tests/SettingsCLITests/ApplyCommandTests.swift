@@ -435,7 +435,11 @@ struct ApplyCommandTests {
         let failure = #expect(throws: CLIFailure.self) { try command.output(using: command.client(), style: .plain) }
         #expect(failure?.status == .unreachable)
         #expect(failure?.errorName == "io.viper.settings.Apply.NotReady")
-        #expect(failure?.message.hasPrefix("the applier is not ready: connecting to viper-settingsd;") == true)
+        #expect(
+            failure?.message
+                == "the applier is not ready: connecting to viper-settingsd"
+                + " (systemctl status viper-settings-apply viper-settingsd)"
+        )
         #expect(failure?.jsonReport.contains(#""error":"io.viper.settings.Apply.NotReady""#) == true)
     }
 
