@@ -115,6 +115,8 @@ struct FileApplierTests {
             let would = await fixture.applier.apply(fixture.target, rendered: "new\n", dryRun: true)
             #expect(would.result == .wouldWrite && would.check?.status == 0 && would.reload == nil)
             #expect(would.diff.contains("-old\n+new\n"))
+            let same = await fixture.applier.apply(fixture.target, rendered: "old\n", dryRun: true)
+            #expect(same.result == .unchanged && same.check?.status == 0 && same.diff.isEmpty, "checked all the same")
             let refused = await fixture.applier.apply(fixture.target, rendered: "reject\n", dryRun: true)
             #expect(refused.result == .checkFailed && refused.check?.stderr == "rejected")
             #expect(try Files.read(fixture.destination) == "old\n")

@@ -15,7 +15,7 @@ public struct FileApplier: Sendable {
     }
 
     /// Applies `rendered` to `target`'s destination; with `dryRun`, writes nothing outside the scratch directory and
-    /// reloads nothing, but runs the check.
+    /// reloads nothing, but runs the check, also when the file would not change.
     public func apply(_ target: ApplyTarget, rendered: String, dryRun: Bool = false) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
         let previous: [UInt8]?
@@ -24,7 +24,11 @@ public struct FileApplier: Sendable {
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
         }
-        if previous == bytes { return ApplyOutcome(result: .unchanged) }
+        if previous == bytes {
+            guard dryRun else { return ApplyOutcome(result: .unchanged) }
+            // A dry run checks an unchanged file too: whether what is in place passes its check.
+            return await self.dryRun(target, bytes: bytes, diff: "", result: .unchanged)
+        }
         let diff = LineDiff.unified(
             old: previous.map { String(decoding: $0, as: UTF8.self) } ?? "",
             new: rendered,
@@ -110,8 +114,13 @@ public struct FileApplier: Sendable {
         return outcome
     }
 
-    private func dryRun(_ target: ApplyTarget, bytes: [UInt8], diff: String) async -> ApplyOutcome {
-        var outcome = ApplyOutcome(result: .wouldWrite, diff: diff)
+    private func dryRun(
+        _ target: ApplyTarget,
+        bytes: [UInt8],
+        diff: String,
+        result: ApplyOutcome.Result = .wouldWrite
+    ) async -> ApplyOutcome {
+        var outcome = ApplyOutcome(result: result, diff: diff)
         guard target.check != nil else { return outcome }
         let temporary: String
         do throws(ApplyError) {
