@@ -26,10 +26,12 @@ package struct StandardStream: Sendable {
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(self.descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written >= 0 {
+                if written > 0 {
                     offset += written
-                } else if errno != EINTR {
-                    return errno
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return written < 0 ? errno : EIO  // nothing written and no error: never retried for ever
                 }
             }
             return nil

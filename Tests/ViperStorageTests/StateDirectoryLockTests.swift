@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+import ViperStorage
+import ViperTestSupport
+
+/// One daemon per state directory: the lock is taken once, refused while held, free again once released.
+@Suite("State directory lock")
+struct StateDirectoryLockTests {
+    let scratch = Scratch()
+
+    @Test("the directory is created and locked; a second lock is refused, naming it, until the first is released")
+    func exclusive() throws {
+        let path = self.scratch.newDirectory()
+        var first = try StateDirectoryLock.acquire(path)
+        #expect(first != nil)
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(Files.list(path).isEmpty, "the lock adds no file to the directory")
+        let refused = #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }
+        #expect(refused?.message.hasPrefix("the state directory \(path) is in use by another viper-settingsd") == true)
+        first = nil
+        let again = try StateDirectoryLock.acquire(path)
+        #expect(again?.path == path)
+    }
+
+    @Test("a state directory that is a file is left to the repository to report: no lock, no error")
+    func notADirectory() throws {
+        let path = self.scratch.file("state")
+        try Files.write("not a directory", to: path)
+        #expect(try StateDirectoryLock.acquire(path) == nil)
+    }
+}
