@@ -31,11 +31,18 @@ package enum StatusRenderer {
         return lines.joined(separator: "\n")
     }
 
+    /// What "last success" says before this run of the daemon has reached the remote: with a revision in force,
+    /// the values cached from an earlier run are served.
+    private static func noSuccess(_ sync: SyncStatusViewModel) -> String {
+        guard let revision = sync.revision else { return "never" }
+        return "not since the daemon started (revision \(revision) in force, from its cache)"
+    }
+
     private static func sync(_ sync: SyncStatusViewModel, now: Double) -> [String] {
         guard sync.state != "off" else { return ["remote sync: off"] }
         var rows: [(String, String)] = [("source", sync.source), ("state", sync.state)]
         if let revision = sync.revision { rows.append(("revision", revision)) }
-        rows.append(("last success", sync.lastSuccess.map { Self.age($0, now: now) } ?? "never"))
+        rows.append(("last success", sync.lastSuccess.map { Self.age($0, now: now) } ?? Self.noSuccess(sync)))
         if let error = sync.lastError { rows.append(("last error", TableFormatter.printable(error))) }
         if let next = sync.nextAttempt {
             rows.append(("next attempt", next <= now ? "now" : "in \(Self.duration(next - now))"))
