@@ -8,7 +8,8 @@ package struct ModulesCommand: SettingsCommand {
         abstract: "List the modules the daemon serves.",
         discussion: """
             Shows one line per module: its name (the first part of its keys), title, number of keys, how many \
-            of them differ from the schema default, and its revision, which counts the changes of its values.
+            of them are modified (set on this host or by the fleet, even to a value equal to the default), and \
+            its revision, which counts the changes of its values.
 
             Examples:
               settingsctl modules
