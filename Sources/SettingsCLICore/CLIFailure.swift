@@ -103,13 +103,23 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension CLIFailure {
+    /// The most characters of a value a message repeats: a value refused for its size is not printed whole.
+    package static let shownValueLength = 200
+
+    /// `value` as a message repeats it: whole when short, else its start and its size.
+    package static func shown(_ value: String) -> String {
+        guard value.count > Self.shownValueLength else { return value }
+        return "\(value.prefix(Self.shownValueLength))… (\(value.utf8.count) bytes)"
+    }
+
     /// The failure for an error the daemon declares: its exit status, and a message with a hint of what to run next.
     package init(_ error: SettingsErrorViewModel) {
         let message =
             switch error {
             case .noSuchModule(let module): "no such module: '\(module)' (settingsctl modules lists them)"
             case .noSuchKey(let key): "no such key: '\(key)' (settingsctl show MODULE lists the keys of a module)"
-            case .invalidValue(let key, let value, let reason): "invalid value '\(value)' for \(key): \(reason)"
+            case .invalidValue(let key, let value, let reason):
+                "invalid value '\(Self.shown(value))' for \(key): \(reason)"
             case .keyLocked(let key, let source): "\(key) is locked by \(source); local changes are refused"
             case .permissionDenied(let module, let uid, let reason):
                 "permission denied: uid \(uid) may not change module '\(module)': \(reason)"

@@ -81,6 +81,17 @@ struct VarlinkClientTests {
         #expect(declared.parameters == parameters)
     }
 
+    @Test("a value refused for its size is not repeated whole in the message, short ones are")
+    func longInvalidValue() {
+        let long = String(repeating: "x", count: 70_000)
+        let refused = CLIFailure(.invalidValue(key: "k", value: long, reason: "too large"))
+        #expect(refused.message.count < 300, "\(refused.message.count) characters")
+        #expect(refused.message.contains("… (70000 bytes)") && refused.message.hasSuffix("for k: too large"))
+        #expect(
+            CLIFailure(.invalidValue(key: "k", value: "abc", reason: "r")).message == "invalid value 'abc' for k: r"
+        )
+    }
+
     @Test("org.varlink.service errors and unknown errors are other failures (1)")
     func otherErrors() throws {
         let missing = try #require(
