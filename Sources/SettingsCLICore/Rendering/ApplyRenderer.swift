@@ -61,8 +61,8 @@ package enum ApplyRenderer {
             )
             lines += Self.commands(of: last, indent: "  ", style: style)
         }
-        lines += Self.problems(model.problems, style: style)
-        lines += Self.warnings(model.warnings, style: style)
+        lines += Self.targetFiles(model.problems, heading: style.apply(.warning, to: "refused target files:"))
+        lines += Self.targetFiles(model.warnings, heading: Self.warningsHeading)
         return lines.joined(separator: "\n")
     }
 
@@ -105,8 +105,8 @@ package enum ApplyRenderer {
             lines += Self.commands(of: outcome, indent: "  ", style: style, passed: true)
             if let diff = outcome.diff, !diff.isEmpty { lines += Self.diff(diff, style: style) }
         }
-        lines += Self.problems(model.problems, style: style)
-        lines += Self.warnings(model.warnings, style: style)
+        lines += Self.targetFiles(model.problems, heading: style.apply(.warning, to: "refused target files:"))
+        lines += Self.targetFiles(model.warnings, heading: Self.warningsHeading)
         lines.append(Self.dryRunSummary(model))
         return lines.joined(separator: "\n")
     }
@@ -193,17 +193,13 @@ package enum ApplyRenderer {
         return lines
     }
 
-    private static func problems(_ problems: [TargetProblemViewModel], style: TextStyle) -> [String] {
-        guard !problems.isEmpty else { return [] }
-        return [style.apply(.warning, to: "refused target files:")]
-            + problems.map { "  \(Self.printable($0.file)): \(Self.printable($0.reason))" }
-    }
+    /// The heading of the target files applied all the same, with what to fix; they do not make the command fail.
+    private static let warningsHeading = "target files to fix (applied all the same):"
 
-    /// Target files applied all the same, with what to fix; they do not make the command fail.
-    private static func warnings(_ warnings: [TargetProblemViewModel], style: TextStyle) -> [String] {
-        guard !warnings.isEmpty else { return [] }
-        return ["target files to fix (applied all the same):"]
-            + warnings.map { "  \(Self.printable($0.file)): \(Self.printable($0.reason))" }
+    /// `heading`, then each target file of `problems` with its reason; nothing when there is none.
+    private static func targetFiles(_ problems: [TargetProblemViewModel], heading: String) -> [String] {
+        guard !problems.isEmpty else { return [] }
+        return [heading] + problems.map { "  \(Self.printable($0.file)): \(Self.printable($0.reason))" }
     }
 
     /// How many files `problems` name: a file may have several.

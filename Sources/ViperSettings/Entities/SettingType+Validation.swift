@@ -105,9 +105,7 @@ extension SettingType {
             if texts.contains(where: Self.hasControlCharacters) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
-            if let pattern, let regex = try? Regex(pattern),
-                let index = texts.firstIndex(where: { (try? regex.wholeMatch(in: $0)) == nil })
-            {
+            if let pattern, let index = texts.firstIndex(where: { [matches = Self.matcher(pattern)] in !matches($0) }) {
                 throw ValueRejection("item \(index + 1) must match the pattern \(pattern)")
             }
             return value
@@ -135,9 +133,8 @@ extension SettingType {
             if let maxLength, text.unicodeScalars.count > maxLength {
                 throw ValueRejection("must be at most \(maxLength) characters, has \(text.unicodeScalars.count)")
             }
-            if let pattern {
-                let matches = (try? Regex(pattern).wholeMatch(in: text)) != nil
-                if !matches { throw ValueRejection("must match the pattern \(pattern)") }
+            if let pattern, !Self.matcher(pattern)(text) {
+                throw ValueRejection("must match the pattern \(pattern)")
             }
             return value
         default:
@@ -147,6 +144,12 @@ extension SettingType {
 
     private static func tooLarge(_ size: Int, limit: Int) -> ValueRejection {
         ValueRejection("is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size)")
+    }
+
+    /// Whether a whole text matches the regular expression `pattern` (checked when the schema was loaded).
+    private static func matcher(_ pattern: String) -> (String) -> Bool {
+        let regex = try? Regex(pattern)
+        return { text in regex.map { (try? $0.wholeMatch(in: text)) != nil } ?? false }
     }
 
     /// Unicode's control characters (category Cc): C0, DEL and C1, whose U+009B starts a terminal escape sequence

@@ -69,11 +69,12 @@ public struct WatchInteractor: WatchInteractorProtocol {
         for module in scope.moduleNames {
             let state = try await self.state(of: module)
             let history = state.history
-            if let start = cursor.positions[module], start.revision > state.revision {
+            let start = cursor.positions[module]
+            if let start, start.revision > state.revision {
                 try await emit(.resync(reason: .cursorAhead(module: module, revision: state.revision)))
                 return nil
             }
-            guard let start = cursor.positions[module], let records = history.records(after: start.revision),
+            guard let start, let records = history.records(after: start.revision),
                 start.index == nil || history.record(at: start.revision) != nil
             else {
                 try await emit(.resync(reason: .historyTooShort(module: module)))
