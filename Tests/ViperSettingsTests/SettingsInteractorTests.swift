@@ -90,6 +90,33 @@ struct SettingsInteractorTests {
         #expect(setting.isLocked)
     }
 
+    @Test("a reset of a locked key is refused like a set, and so is a module reset that would remove one")
+    func resetLocked() async throws {
+        let repository = InMemorySettingsRepository(states: [
+            "network": ModuleState(
+                revision: 2,
+                local: ["proxy.mode": .string("none"), "proxy.port": .int(8080)],
+                mandatory: ["proxy.mode": .string("auto")]
+            )
+        ])
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        await #expect(throws: SettingsFailure.keyLocked(key: "network.proxy.mode", layer: .mandatory)) {
+            try await interactor.reset(path: "proxy.mode", caller: Fixtures.root)
+        }
+        await #expect(throws: SettingsFailure.keyLocked(key: "network.proxy.mode", layer: .mandatory)) {
+            try await interactor.reset(path: nil, caller: Fixtures.root)
+        }
+        #expect(try await repository.state(of: "network").local.count == 2, "nothing was removed")
+        let unlocked = try await interactor.reset(path: "proxy.port", caller: Fixtures.root)
+        #expect(unlocked.changed)
+        #expect(try await repository.state(of: "network").local == ["proxy.mode": .string("none")])
+    }
+
     @Test("only root, named writers and members of writer groups may write")
     func authorization() async throws {
         await #expect(

@@ -108,6 +108,16 @@ struct SettingsLoadTests {
         ) {
             try await interactor.load(LoadRequest(values: ["proxy.port": 9], mode: .apply), caller: Fixtures.root)
         }
+        await #expect(
+            throws: SettingsFailure.loadRefused(problems: [.keyLocked(key: "network.proxy.port", layer: .mandatory)]),
+            "replace would remove the locked key's local value"
+        ) {
+            try await interactor.load(
+                LoadRequest(values: ["proxy.mode": "manual"], replace: true, mode: .apply),
+                caller: Fixtures.root
+            )
+        }
+        #expect(try await repository.state(of: "network").local == ["proxy.port": .int(8080)])
     }
 
     @Test("ifRevision is a compare-and-set; replace removes the local values the file lacks")

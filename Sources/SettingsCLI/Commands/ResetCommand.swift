@@ -8,7 +8,8 @@ package struct ResetCommand: SettingsCommand {
         abstract: "Remove the local value of a key, or of every key of a module.",
         discussion: """
             The value recommended by the fleet, or else the schema default, applies again. Prints each key \
-            with the value it has now and the layer it comes from.
+            with the value it has now and the layer it comes from. A key the fleet locks is refused (exit 6), \
+            as a set of it is: its local value is kept for when the lock lifts.
 
             Examples:
               settingsctl reset network.proxy.port

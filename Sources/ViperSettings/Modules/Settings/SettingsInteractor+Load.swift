@@ -83,7 +83,12 @@ extension SettingsInteractor {
             }
             set[path] = value
         }
-        let remove = replace ? Set(state.local.keys.filter { values[$0] == nil }) : []
+        var remove = replace ? Set(state.local.keys.filter { values[$0] == nil }) : []
+        // Removing a locked key's local value is refused as setting it is: it comes back when the lock lifts.
+        for setting in Self.locked(among: remove.sorted(), schema: schema, state: state) {
+            locked.append(.keyLocked(key: setting.key.description, layer: setting.winner))
+            remove.remove(setting.key.path)
+        }
         guard !set.isEmpty || !remove.isEmpty else { return (nil, locked) }
         return (LocalChange(set: set, remove: remove, revision: state.revision), locked)
     }

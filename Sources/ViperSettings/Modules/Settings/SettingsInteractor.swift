@@ -87,7 +87,16 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         }
         try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" }, method: "Reset")
         let module = self.schema.name
+        let schema = self.schema
+        let named = targets.first
         let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
+            // A locked key's local value is the fleet's to keep, as for a set: it comes back when the lock lifts.
+            if let named {
+                let current = ResolvedSetting(module: module, sectionID: named.sectionID, item: named.item, state: state)
+                if current.isLocked { throw .keyLocked(key: current.key.description, layer: current.winner) }
+            } else if let locked = Self.locked(among: state.local.keys.sorted(), schema: schema, state: state).first {
+                throw .keyLocked(key: locked.key.description, layer: locked.winner)
+            }
             let paths = path.map { [$0] } ?? Array(state.local.keys)
             let removed = Set(paths.filter { state.local[$0] != nil })
             guard !removed.isEmpty else { return nil }
@@ -108,6 +117,16 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     }
 
     // MARK: - Helpers
+
+    /// The settings at `paths` (in their order) that the fleet locks in `state`; paths the schema does not have are
+    /// skipped.
+    static func locked(among paths: [String], schema: ModuleSchema, state: ModuleState) -> [ResolvedSetting] {
+        paths.compactMap { path in
+            guard let (sectionID, item) = schema.entry(at: path) else { return nil }
+            let setting = ResolvedSetting(module: schema.name, sectionID: sectionID, item: item, state: state)
+            return setting.isLocked ? setting : nil
+        }
+    }
 
     private func resolveAll(in state: ModuleState) -> [ResolvedSetting] {
         self.schema.sections.flatMap { section in
