@@ -92,7 +92,12 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
             // A locked key's local value is the fleet's to keep, as for a set: it comes back when the lock lifts.
             if let named {
-                let current = ResolvedSetting(module: module, sectionID: named.sectionID, item: named.item, state: state)
+                let current = ResolvedSetting(
+                    module: module,
+                    sectionID: named.sectionID,
+                    item: named.item,
+                    state: state
+                )
                 if current.isLocked { throw .keyLocked(key: current.key.description, layer: current.winner) }
             } else if let locked = Self.locked(among: state.local.keys.sorted(), schema: schema, state: state).first {
                 throw .keyLocked(key: locked.key.description, layer: locked.winner)
