@@ -48,11 +48,11 @@ struct ApplierEndToEndTests {
             try Files.write("port={{network.proxy.port}}\n", to: self.targets + "/proxy.mustache")
         }
 
-        func start() throws -> BackgroundCommand {
+        func start(control: String? = nil) throws -> BackgroundCommand {
             try BackgroundCommand([
                 self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
                 "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
-                "--control-socket", self.control, "--root", self.root,
+                "--control-socket", control ?? self.control, "--root", self.root,
             ])
         }
 
@@ -74,6 +74,15 @@ struct ApplierEndToEndTests {
         #expect(daemon.ctl(["set", "network.dns.servers", "9.9.9.9,1.1.1.1"]).status == 0)
         #expect(fixture.wait(applier, until: fixture.dns, contains: "DNS=9.9.9.9 1.1.1.1\n"), "\(applier.stderr)")
         #expect(try Files.read(fixture.reloads) == "reloaded\n", "a change to another target reloads nothing")
+
+        // A second applier on the same state directory is refused, naming it; the first goes on.
+        let second = try fixture.start(control: fixture.control + ".2")
+        #expect(second.wait { !$0.isRunning }, "a second applier on the same state directory kept running")
+        #expect(second.stop() == 1)
+        #expect(
+            second.stderr.contains("the state directory \(fixture.state) is in use by another viper-settings-apply"),
+            "\(second.stderr)"
+        )
 
         let status = try RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.Status")
         let targets = (status?["parameters"] as? [String: Any])?["targets"] as? [[String: Any]] ?? []

@@ -58,6 +58,28 @@ struct JSONParserTests {
         #expect(error?.column == column)
     }
 
+    @Test("a key repeated in an error is escaped and cut: a newline in it cannot forge a log line")
+    func duplicateKeyQuoted() {
+        let forged = "x\n2026-11-26T00:00:00+0000 critical viper-settingsd: FAKE" + String(repeating: "y", count: 5000)
+        let member = JSONValue.string(forged).serialized()
+        let error = #expect(throws: JSONParseError.self) {
+            try JSONValue(parsing: "{\(member): 1, \(member): 2}")
+        }
+        let reason = error?.reason ?? ""
+        #expect(!reason.contains("\n"))
+        #expect(reason.hasPrefix(#"duplicate key "x\n2026-11-26T00:00:00+0000 critical viper-settingsd: FAKEyyy"#))
+        #expect(reason.contains("… (5057 bytes) in an object"))
+        #expect(reason.utf8.count < 200)
+    }
+
+    @Test("quoted peer text escapes every control character, C1 and DEL included, and says how long a cut one was")
+    func quotedText() {
+        #expect(QuotedText.quote("a\"b\\c") == #""a\"b\\c""#)
+        #expect(QuotedText.quote("\u{1B}[2J\u{9B}31m\u{7F}\u{2028}\r\t") == #""\u001b[2J\u009b31m\u007f\u2028\r\t""#)
+        #expect(QuotedText.quote("é€😀") == "\"é€😀\"")
+        #expect(QuotedText.quote(String(repeating: "z", count: 150), limit: 3) == #""zzz"… (150 bytes)"#)
+    }
+
     @Test("keys that differ only in case or in later members are distinct")
     func distinctKeys() throws {
         #expect(try JSONValue(parsing: #"{"a": 1, "A": 2, "b": {"a": 3}}"#) == ["a": 1, "A": 2, "b": ["a": 3]])

@@ -34,6 +34,47 @@ def test_sigterm_with_idle_clients_connected(daemon):
             conn.close()
 
 
+def test_sigterm_with_a_client_that_never_reads(daemon):
+    """A client that sends calls and never reads its replies leaves a call in progress that cannot end: the
+    shutdown's drain timeout closes its connection, and the daemon exits."""
+    stuck = daemon.raw()
+    try:
+        stuck.sock.setblocking(False)
+        message = json.dumps({"method": GET, "parameters": {"key": PORT}}).encode() + b"\0"
+        # Sends until the daemon stops reading: its replies fill the socket, so it holds back reading.
+        blocked = False
+        for _ in range(1_000_000):
+            try:
+                stuck.sock.send(message * 32)
+            except BlockingIOError:
+                blocked = True
+                break
+        assert blocked, "the daemon read every call of a client that never reads"
+        assert daemon.ctl("get", PORT).stdout == "3128\n", "another client is served meanwhile"
+        # Without a drain timeout the daemon would wait for the client for ever: this deadline is generous.
+        daemon.stop_and_check(deadline=60)
+        assert "did not finish within the shutdown's drain timeout" in daemon.log()
+    finally:
+        stuck.close()
+
+
+def test_a_flood_of_malformed_messages_is_not_a_flood_of_log_lines(daemon):
+    """Any local user can send malformed messages: the lines they cause are bounded, and a forged line in a
+    repeated key stays inside its quotes."""
+    forged = 'x\\n2026-11-26T00:00:00+0000 critical viper-settingsd: FAKE'
+    message = ('{"method":"org.varlink.service.GetInfo","%s":1,"%s":1}' % (forged, forged)).encode() + b"\0"
+    for _ in range(200):
+        with daemon.raw() as conn:
+            conn.send(message)
+            conn.expect_closed()
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
+    log = daemon.log()
+    lines = [line for line in log.splitlines() if "protocol violation" in line]
+    assert 1 <= len(lines) <= 10, f"{len(lines)} lines for 200 malformed messages"
+    assert "more are dropped" in lines[-1]
+    assert not any(line.startswith("2026-11-26T00:00:00+0000 critical") for line in log.splitlines())
+
+
 def test_sigint_stops_gracefully(daemon):
     daemon.process.send_signal(signal.SIGINT)
     assert daemon.process.wait(timeout=support.STOP_DEADLINE) == 0

@@ -123,11 +123,11 @@ private struct JSONParser {
             let key = try self.parseString()
             if members[key] != nil {
                 self.index = keyStart
-                throw self.error("duplicate key \"\(key)\" in an object")
+                throw self.error("duplicate key \(QuotedText.quote(key)) in an object")
             }
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else {
-                throw self.error("expected ':' after object key \"\(key)\"")
+                throw self.error("expected ':' after object key \(QuotedText.quote(key))")
             }
             self.index += 1
             self.skipWhitespace()
@@ -208,7 +208,9 @@ private struct JSONParser {
         if isInteger, let value = Int64(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else {
             self.index = start
-            throw self.error("number out of range: \(text) is not a finite 64-bit floating-point number")
+            throw self.error(
+                "number out of range: \(QuotedText.quote(text)) is not a finite 64-bit floating-point number"
+            )
         }
         return .double(value)
     }

@@ -10,6 +10,8 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     case daemon(String)
     /// The applier's state file could not be read or written.
     case state(path: String, reason: String)
+    /// Another applier holds the lock on the state directory.
+    case stateDirectoryInUse(path: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,9 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .command(let command, let reason): "cannot run \(command): \(reason)"
         case .daemon(let message): "settings daemon: \(message)"
         case .state(let path, let reason): "state file \(path): \(reason)"
+        case .stateDirectoryInUse(let path):
+            "the state directory \(path) is in use by another viper-settings-apply (it holds the directory's lock);"
+                + " stop that applier, or give this one another state directory (--state-dir)"
         }
     }
 }

@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import SettingsAPI
 import ViperIPC
+import ViperPOSIX
 import ViperSystemd
 
 /// `viper-settings-apply`: renders the system's own configuration files from settings and keeps them current.
@@ -81,6 +82,16 @@ public struct ApplyCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .info
 
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        // Held until the applier stops: two appliers would each record, and rewrite, what the other wrote.
+        let stateLock: DirectoryLock?
+        do throws(DirectoryLock.Failure) {
+            stateLock = try DirectoryLock.acquire(stateDirectory)
+        } catch .held {
+            throw ApplyError.stateDirectoryInUse(path: stateDirectory)
+        } catch .system(let code) {
+            throw ApplyError.state(path: stateDirectory, reason: "cannot lock it: \(SystemErrorText.describe(code))")
+        }
+        defer { withExtendedLifetime(stateLock) {} }
         let scratch = stateDirectory + "/dry-run"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         let loader = ApplyTargetLoader(directory: self.targetsDirectory, root: self.root)

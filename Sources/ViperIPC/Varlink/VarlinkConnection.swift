@@ -16,6 +16,10 @@ struct VarlinkConnection: Sendable {
     let interfaces: [String: any VarlinkInterface]
     /// How long the connection may stay without a call; `nil` for no limit.
     let idleTimeout: Duration?
+    /// How long a graceful shutdown waits for the call in progress.
+    let drainTimeout: Duration
+    /// Bounds the lines a client can make the connection log at will.
+    let logLimiter: VarlinkLogLimiter
     /// The server's logger with the client's metadata.
     let logger: Logger
 
@@ -25,6 +29,7 @@ struct VarlinkConnection: Sendable {
         let activity = VarlinkConnectionActivity(
             channel: self.channel.channel,
             idleTimeout: self.idleTimeout,
+            drainTimeout: self.drainTimeout,
             logger: self.logger
         )
         self.immediateReplies.enable(activity)
@@ -35,10 +40,11 @@ struct VarlinkConnection: Sendable {
                 activity.shutDown()
             }
         } catch let error as VarlinkFrameTooLargeError {
-            self.logger.notice(
-                "Closing Varlink connection: message exceeds the size limit",
-                metadata: ["message_size": "\(error.size)", "message_size_limit": "\(error.limit)"]
-            )
+            if var metadata = self.logLimiter.admit(.messageTooLarge) {
+                metadata["message_size"] = "\(error.size)"
+                metadata["message_size_limit"] = "\(error.limit)"
+                self.logger.notice("Closing Varlink connection: message exceeds the size limit", metadata: metadata)
+            }
         } catch {
             self.logger.debug("Varlink connection failed", metadata: ["error": "\(error)"])
         }
@@ -60,10 +66,10 @@ struct VarlinkConnection: Sendable {
     private func process(_ request: VarlinkRequest) async throws -> Bool {
         switch request {
         case .protocolViolation(let reason):
-            self.logger.notice(
-                "Closing Varlink connection after a protocol violation",
-                metadata: ["reason": "\(reason)"]
-            )
+            if var metadata = self.logLimiter.admit(.protocolViolation) {
+                metadata["reason"] = "\(reason)"
+                self.logger.notice("Closing Varlink connection after a protocol violation", metadata: metadata)
+            }
             return false
         case .invalid(let method, let oneway, let error):
             self.logger.debug(

@@ -3,7 +3,8 @@ import NIOCore
 import Synchronization
 
 /// Whether a connection is idle or busy with a call, to close it when it idles too long or when the server
-/// shuts down gracefully (right away if idle, after the call in progress otherwise).
+/// shuts down gracefully (right away if idle, after the call in progress otherwise, or when the drain timeout
+/// passes first: a client that never reads its reply must not hold the shutdown).
 ///
 /// One timer per connection, not one per call: a call only records when the connection became idle again, and the
 /// timer, when it fires, closes the connection if it has been idle for the whole timeout, or waits for the rest.
@@ -19,18 +20,22 @@ final class VarlinkConnectionActivity: Sendable {
 
     private struct State {
         var phase = Phase.busy
-        /// The pending idle check, if any.
+        /// The pending idle check, or the drain deadline once shutting down, if any.
         var timer: Scheduled<Void>?
+        /// The connection is gone: nothing more to schedule.
+        var ended = false
     }
 
     private let channel: any Channel
     private let idleTimeout: TimeAmount?
+    private let drainTimeout: TimeAmount
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(channel: any Channel, idleTimeout: Duration?, logger: Logger) {
+    init(channel: any Channel, idleTimeout: Duration?, drainTimeout: Duration = .seconds(5), logger: Logger) {
         self.channel = channel
         self.idleTimeout = idleTimeout.map { TimeAmount($0) }
+        self.drainTimeout = TimeAmount(drainTimeout)
         self.logger = logger
     }
 
@@ -76,11 +81,29 @@ final class VarlinkConnectionActivity: Sendable {
         }
     }
 
-    /// The server shuts down gracefully: closes the connection now if idle, else after the call in progress.
+    /// The server shuts down gracefully: closes the connection now if idle, else after the call in progress, or
+    /// once the drain timeout has passed, whichever comes first.
     func shutDown() {
         if self.stop() {
             self.channel.close(promise: nil)
+            return
         }
+        let drainTimeout = self.drainTimeout
+        let deadline = self.channel.eventLoop.scheduleTask(in: drainTimeout) { [weak self] in
+            guard let self, self.channel.isActive else { return }
+            self.logger.notice(
+                "Closing Varlink connection: its call did not finish within the shutdown's drain timeout",
+                metadata: ["drain_timeout": "\(drainTimeout.nanoseconds / 1_000_000) ms"]
+            )
+            self.channel.close(promise: nil)
+        }
+        // Cancelled by end() when the call finishes first.
+        let late = self.state.withLock { state -> Scheduled<Void>? in
+            guard state.timer == nil, !state.ended else { return deadline }
+            state.timer = deadline
+            return nil
+        }
+        late?.cancel()
     }
 
     /// The connection is gone: no further calls, and its idle check is cancelled, so that the event loop does not
@@ -88,6 +111,7 @@ final class VarlinkConnectionActivity: Sendable {
     /// thousands).
     func end() {
         _ = self.stop()
+        self.state.withLock { $0.ended = true }
     }
 
     /// Lets no further call begin and cancels the idle check; returns whether the connection was idle.

@@ -45,7 +45,7 @@ enum VarlinkRequest: Sendable {
             return
         }
         if oneway && more {
-            self = .protocolViolation(reason: "call to \(method) sets both 'oneway' and 'more'")
+            self = .protocolViolation(reason: "call to \(QuotedText.quote(method)) sets both 'oneway' and 'more'")
             return
         }
         // No interface served here supports connection upgrades.

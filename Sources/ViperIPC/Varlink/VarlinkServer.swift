@@ -26,6 +26,7 @@ public final class VarlinkServer: Service, Sendable {
     private let logger: Logger
     private let readiness = VarlinkServerReadiness()
     private let limiter: VarlinkConnectionLimiter
+    private let logLimiter = VarlinkLogLimiter()
 
     /// Creates a server; it listens once ``run()`` is called.
     ///
@@ -218,10 +219,11 @@ public final class VarlinkServer: Service, Sendable {
                         "too many connections for this uid"
                     )
                 }
-            logger.notice(
-                "Refusing new Varlink connection: \(message)",
-                metadata: ["connection_limit": "\(limit)", "connection_maximum": "\(maximum)"]
-            )
+            if var metadata = self.logLimiter.admit(.connectionRefused) {
+                metadata["connection_limit"] = "\(limit)"
+                metadata["connection_maximum"] = "\(maximum)"
+                logger.notice("Refusing new Varlink connection: \(message)", metadata: metadata)
+            }
             let refusal = VarlinkConnectionRefusal(
                 error: VarlinkError(
                     name: self.configuration.limitErrorName,
@@ -241,6 +243,8 @@ public final class VarlinkServer: Service, Sendable {
             peer: peer,
             interfaces: self.interfaces,
             idleTimeout: self.configuration.idleTimeout,
+            drainTimeout: self.configuration.drainTimeout,
+            logLimiter: self.logLimiter,
             logger: logger
         )
         await connection.run()

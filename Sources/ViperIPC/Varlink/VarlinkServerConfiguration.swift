@@ -38,6 +38,9 @@ public struct VarlinkServerConfiguration: Sendable {
     /// How long a refused connection (over a limit) has to send its first call, which gets the limit error, before
     /// it is closed without a reply.
     public var refusalWait: Duration
+    /// How long a graceful shutdown waits for a call in progress (one whose client does not read its reply never
+    /// ends) before it closes the connection.
+    public var drainTimeout: Duration
 
     /// Creates a configuration.
     public init(
@@ -51,6 +54,7 @@ public struct VarlinkServerConfiguration: Sendable {
         maximumConnectionsPerUID: Int = 128,
         idleTimeout: Duration? = nil,
         refusalWait: Duration = .seconds(2),
+        drainTimeout: Duration = .seconds(5),
         limitErrorName: String = "org.varlink.service.TooManyConnections"
     ) {
         self.endpoint = endpoint
@@ -63,6 +67,7 @@ public struct VarlinkServerConfiguration: Sendable {
         self.maximumConnectionsPerUID = maximumConnectionsPerUID
         self.idleTimeout = idleTimeout
         self.refusalWait = refusalWait
+        self.drainTimeout = drainTimeout
         self.limitErrorName = limitErrorName
     }
 }

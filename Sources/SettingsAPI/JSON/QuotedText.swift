@@ -1,0 +1,34 @@
+/// Text a peer sent, made safe to repeat in a message or a log line: quoted and escaped as a JSON string would be,
+/// control characters included (C0, DEL, C1, the line and paragraph separators), so that a newline or a terminal
+/// escape in it cannot start a forged line, and cut to a bounded length.
+package enum QuotedText {
+    /// The longest text, in characters, repeated whole.
+    package static let limit = 100
+
+    /// `text` as a string literal; past `limit` characters, its first `limit` followed by `…` and its size.
+    package static func quote(_ text: String, limit: Int = QuotedText.limit) -> String {
+        var quoted = "\""
+        var count = 0
+        for character in text {
+            if count == limit {
+                quoted += "\"… (\(text.utf8.count) bytes)"
+                return quoted
+            }
+            count += 1
+            for scalar in character.unicodeScalars {
+                switch scalar.value {
+                case 0x22: quoted += "\\\""
+                case 0x5C: quoted += "\\\\"
+                case 0x0A: quoted += "\\n"
+                case 0x09: quoted += "\\t"
+                case 0x0D: quoted += "\\r"
+                case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029:
+                    let hex = String(scalar.value, radix: 16)
+                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: quoted.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return quoted + "\""
+    }
+}
