@@ -333,6 +333,19 @@ struct ApplyCommandTests {
         #expect(failure?.output == ApplyRenderer.render(ApplyFixtures.failing, now: ApplyFixtures.now))
     }
 
+    @Test("apply status exits with 3 after its output when the applier does not follow the daemon")
+    func statusDisconnected() throws {
+        let model = ApplyStatusViewModel(targets: [], problems: [], connected: false, cursor: nil)
+        let server = try ApplyFixtures.server(replying: model)
+        let command = try Self.parse(["apply", "status", "--apply-socket", server.path])
+        let failure = #expect(throws: CLIFailure.self) {
+            try command.output(using: command.client(), style: .plain, now: ApplyFixtures.now)
+        }
+        #expect(failure?.status.rawValue == 3)
+        #expect(failure?.message.hasPrefix("the applier is not connected to viper-settingsd") == true)
+        #expect(failure?.output == ApplyRenderer.render(model, now: ApplyFixtures.now))
+    }
+
     @Test("apply --dry-run calls DryRun; exit 0 when every target would apply, 10 when a check fails")
     func dryRun() throws {
         let passing = ApplyDryRunViewModel(targets: [ApplyFixtures.unchanged, ApplyFixtures.wouldWrite], problems: [])

@@ -1,3 +1,4 @@
+import Foundation
 import SettingsAPI
 import Testing
 import ViperTestSupport
@@ -19,6 +20,21 @@ struct ApplyTargetLoaderTests {
         (["reads": ["network"], "destination": "/etc/x", "check": []], "'check' must be a command"),
         (["reads": ["network"], "destination": "/etc/x", "reload": "systemctl"], "'reload' must be a command"),
         (["reads": ["network"], "destination": "/etc/x", "template": "missing.mustache"], "cannot read the template"),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "template": "/etc/shadow"],
+            "'template' must name a template file in the targets directory"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "template": "../x.mustache"],
+            "'template' must name a template file in the targets directory"
+        ),
+        (["reads": ["network"], "destination": "/etc/x", "mode": "04755"], "no setuid"),
+        (["reads": ["network"], "destination": "/etc/x", "owner": "4294967295"], "which this host does not have"),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "group": 4_294_967_295],
+            "'group' must be a name or a number"
+        ),
+        (["reads": ["network"], "destination": "/etc/x\nDNS=6.6.6.6"], "must not contain control characters"),
     ]
 
     @Test("a good target loads with its defaults: root:root, 0644, no check, no reload")
@@ -74,7 +90,31 @@ struct ApplyTargetLoaderTests {
                     "\(problems)"
                 )
             }
-            #expect(problems.contains { $0.contains("unclosed.json: template") }, "\(problems)")
+            #expect(
+                problems.contains {
+                    $0.contains("unclosed.json: template")
+                        && $0.contains("a section is not closed: its {{/NAME}} is missing")
+                },
+                "\(problems)"
+            )
+        }
+    }
+
+    @Test("two destinations that are one file through a directory's symbolic link are refused as one")
+    func sameFileThroughALink() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            let root = directory + "/root"
+            try FileManager.default.createDirectory(atPath: root + "/real", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: root + "/alias", withDestinationPath: "real")
+            try folder.write("a", ["reads": ["network"], "destination": "/real/x.conf"], template: "a")
+            try folder.write("b", ["reads": ["network"], "destination": "/alias/x.conf"], template: "b")
+            let loaded = folder.load(root: root)
+            #expect(loaded.targets.map(\.name) == ["a"])
+            #expect(
+                loaded.problems.map { "\($0)" }.contains { $0.contains("b.json: destination") },
+                "\(loaded.problems)"
+            )
         }
     }
 

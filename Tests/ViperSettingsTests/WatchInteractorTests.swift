@@ -146,7 +146,7 @@ struct WatchInteractorTests {
         let expected: [(String, WatchResyncReason)] = [
             ("network:1", .historyTooShort(module: "network")),
             ("network:99999", .cursorAhead(module: "network", revision: latest)),
-            ("display:3", .historyTooShort(module: "network")),
+            ("display:3", .cursorLacksModule(module: "network")),
         ]
         for (cursor, reason) in expected {
             try await self.watching(["network.proxy.port"], after: WatchCursor(cursor)) { events in

@@ -211,6 +211,18 @@ def test_wrong_parameter_type(daemon, method, parameters, name):
         assert conn.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
 
 
+def test_set_null_optional_parameters_are_absent(daemon):
+    """The spec: a nullable field may be null or left out, alike."""
+    with daemon.raw() as conn:
+        reply = conn.call(SET, {"key": PORT, "value": 3130, "text": None})
+        assert reply["parameters"]["item"]["value"] == 3130, reply
+        reply = conn.call(SET, {"key": PORT, "value": None, "text": "3131"})
+        assert reply["parameters"]["item"]["value"] == 3131, reply
+        reply = conn.call(SET, {"key": PORT, "value": None})
+        assert reply["error"] == "org.varlink.service.InvalidParameter", reply
+        assert reply["parameters"] == {"parameter": "value"}
+
+
 def test_parameters_not_an_object(daemon):
     with daemon.raw() as conn:
         conn.send(frame({"method": GET, "parameters": ["network.proxy.port"]}))

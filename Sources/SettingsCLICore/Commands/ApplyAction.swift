@@ -36,6 +36,15 @@ package enum ApplyAction: Sendable, Hashable {
             let text = try CommandAction.present(json, model) {
                 ApplyRenderer.render(model, now: now ?? WallClock.system.now(), style: style)
             }
+            // Not following the daemon, its files do not follow the values: not ready, whatever it applied before.
+            guard model.connected else {
+                throw CLIFailure(
+                    .unreachable,
+                    "the applier is not connected to viper-settingsd: changes do not reach the files now"
+                        + " (systemctl status viper-settingsd viper-settings-apply)",
+                    output: text
+                )
+            }
             if let reason = ApplyRenderer.failure(of: model) {
                 throw CLIFailure(.applyFailing, reason, output: text)
             }

@@ -23,8 +23,10 @@ public protocol CommandRunning: Sendable {
 }
 
 /// Runs commands with `posix_spawnp`: standard input and output are `/dev/null`, standard error is kept (its last
-/// 4 KiB), signals are reset to their defaults and unblocked, and a command still running after `timeoutSeconds`
-/// is killed (status 137). The wait happens on NIO's thread pool, not on the caller's.
+/// 4 KiB), no other descriptor of the applier is inherited, signals are reset to their defaults and unblocked, and
+/// the command runs in a process group of its own. It ends when the command exits, even if a process it started in
+/// the background still holds standard error; a command still running after `timeoutSeconds` is killed with its
+/// whole process group (status 137). The wait happens on NIO's thread pool, not on the caller's.
 public struct CommandRunner: CommandRunning {
     public var timeoutSeconds: Int
     public var threadPool: NIOThreadPool
@@ -45,6 +47,23 @@ public struct CommandRunner: CommandRunning {
         return try outcome.get()
     }
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does not declare.
+    private static let closeFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol,
+                to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self
+            )
+        }()
+
+    /// glibc's `pidfd_open` (2.36; Linux 5.3), looked up for the same reason.
+    private static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
+    }()
+
     static func runBlocking(_ command: [String], timeoutSeconds: Int) -> Result<CommandResult, ApplyError> {
         let shown = command.joined(separator: " ")
         var pipeEnds: [Int32] = [0, 0]
@@ -58,6 +77,9 @@ public struct CommandRunner: CommandRunning {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
+        // The control socket, the daemon connection, the event loop's descriptors: none is the command's business,
+        // and one it kept (in a process left running) would keep them open after the applier ends.
+        _ = Self.closeFrom?(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -67,7 +89,11 @@ public struct CommandRunner: CommandRunning {
         sigfillset(&allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+        )
 
         var pid = pid_t()
         let arguments = command.map { strdup($0) } + [nil]
@@ -79,22 +105,38 @@ public struct CommandRunner: CommandRunning {
             return .failure(.command(command: shown, reason: String(cString: strerror(spawned))))
         }
 
+        // The command's end, as a descriptor that poll() reports readable: a process it left running in the
+        // background may hold standard error open for ever.
+        let exitNotice = Self.pidfdOpen?(pid, 0) ?? -1
+        defer { if exitNotice >= 0 { close(exitNotice) } }
         var stderr: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = MonotonicDeadline(secondsFromNow: timeoutSeconds)
         var killed = false
+        var exited = false
         while true {
-            var request = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
+            var requests = [
+                pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0),
+                pollfd(fd: exited ? -1 : exitNotice, events: Int16(POLLIN), revents: 0),
+            ]
             let left = deadline.millisecondsLeft
             if left <= 0 && !killed {
-                kill(pid, SIGKILL)
+                kill(-pid, SIGKILL)  // the command's process group: what it started too
                 killed = true
             }
-            let ready = poll(&request, 1, killed ? 1000 : Int32(min(left, 60_000)))
+            // Once it exited, only what is already in the pipe is read.
+            let ready = poll(&requests, 2, exited ? 0 : killed ? 1000 : Int32(min(left, 60_000)))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
-                if killed { break }  // a grandchild keeps the pipe open: stop reading
+                // A process that left the group, or one it left in the background, keeps the pipe open.
+                if killed || exited { break }
                 continue
+            }
+            if requests[1].revents != 0 {
+                // Exited: read what it wrote, without waiting for what its background processes may write.
+                exited = true
+                _ = fcntl(pipeEnds[0], F_SETFL, fcntl(pipeEnds[0], F_GETFL) | O_NONBLOCK)
+                if requests[0].revents == 0 { continue }
             }
             let count = read(pipeEnds[0], &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }

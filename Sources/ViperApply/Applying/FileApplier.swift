@@ -1,9 +1,11 @@
 import Glibc
 import ViperPOSIX
 
-/// Puts rendered bytes in place the safe way: unchanged bytes do nothing; otherwise a temporary file beside the
-/// destination, fsync, the check, rename over the destination, fsync of the directory, the reload; a failed reload
-/// puts the previous file back (or removes the new one when there was none) and reloads again.
+/// Puts rendered bytes in place the safe way: a file that already holds them, with the target's mode and owner, is
+/// left alone; otherwise a temporary file beside the destination, fsync, the check, rename over the destination,
+/// fsync of the directory, the reload; a failed reload puts the previous entry back as it was (or removes the new
+/// file when there was none) and reloads again. A symbolic link at the destination is replaced, never followed; a
+/// FIFO, device or directory there is refused.
 public struct FileApplier: Sendable {
     public var commands: any CommandRunning
     /// Where a dry run writes the file its check reads (never beside the destination).
@@ -18,19 +20,20 @@ public struct FileApplier: Sendable {
     /// reloads nothing, but runs the check, also when the file would not change.
     public func apply(_ target: ApplyTarget, rendered: String, dryRun: Bool = false) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
-        let previous: [UInt8]?
+        let existing: DestinationFile
         do throws(ApplyError) {
-            previous = try FileIO.read(target.destination)
+            try FileIO.checkConfined(target.destination, root: target.root)
+            existing = try DestinationFile.inspect(target.destination)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
         }
-        if previous == bytes {
+        if existing.holds(bytes, for: target) {
             guard dryRun else { return ApplyOutcome(result: .unchanged) }
             // A dry run checks an unchanged file too: whether what is in place passes its check.
             return await self.dryRun(target, bytes: bytes, diff: "", result: .unchanged)
         }
         let diff = LineDiff.unified(
-            old: previous.map { String(decoding: $0, as: UTF8.self) } ?? "",
+            old: existing.bytes.map { String(decoding: $0, as: UTF8.self) } ?? "",
             new: rendered,
             path: target.destination
         )
@@ -40,6 +43,7 @@ public struct FileApplier: Sendable {
         let temporary: String
         do throws(ApplyError) {
             try FileIO.makeDirectories(directory)
+            FileIO.removeLeftovers(beside: target.destination)
             temporary = try FileIO.writeTemporary(
                 bytes,
                 beside: target.destination,
@@ -66,10 +70,16 @@ public struct FileApplier: Sendable {
                 return ApplyOutcome(result: .checkFailed, error: error.description, diff: diff)
             }
         }
+        // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
+        var previous: String?
         do throws(ApplyError) {
+            if target.reload != nil, existing.kind != .missing {
+                previous = try FileIO.keepPrevious(target.destination)
+            }
             try FileIO.replace(target.destination, with: temporary)
         } catch {
             unlink(temporary)
+            if let previous { unlink(previous) }
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
         guard let reload = target.reload else { return outcome }
@@ -80,21 +90,18 @@ public struct FileApplier: Sendable {
             reloaded = CommandResult(status: 127, stderr: error.description)
         }
         outcome.reload = reloaded
-        if reloaded.succeeded { return outcome }
+        if reloaded.succeeded {
+            if let previous { unlink(previous) }
+            return outcome
+        }
 
-        // Put the previous file back, then reload again so that the program runs with it.
+        // Put the previous entry back (the same file, with its owner, mode and links, or the same symbolic link),
+        // then reload again so that the program runs with it.
         outcome.result = .reloadFailed
         var message = "reload \(reload.joined(separator: " ")) exited with status \(reloaded.status)"
         do throws(ApplyError) {
             if let previous {
-                let restored = try FileIO.writeTemporary(
-                    previous,
-                    beside: target.destination,
-                    owner: target.owner,
-                    group: target.group,
-                    mode: target.mode
-                )
-                try FileIO.replace(target.destination, with: restored)
+                try FileIO.restore(target.destination, from: previous)
                 message += "; the previous file was put back"
             } else {
                 try FileIO.remove(target.destination)

@@ -31,7 +31,7 @@ enum FileIO {
 
     /// Creates `path` and its missing parents (0755).
     static func makeDirectories(_ path: String) throws(ApplyError) {
-        var current = ""
+        var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
@@ -109,6 +109,66 @@ enum FileIO {
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
             throw .file(path: directory, operation: "fsync", reason: SystemErrorText.describe(errno))
+        }
+    }
+
+    /// The name the entry at `path` is kept under while its replacement is reloaded: `.NAME.previous` beside it.
+    static func previousName(of path: String) -> String {
+        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        return "\(Self.directory(of: path))/.\(name).previous"
+    }
+
+    /// Keeps the entry at `path` (a regular file or a symbolic link, not what it points to) under a second name, a
+    /// hard link: the same inode, with its owner, mode and other links, so that putting it back restores it exactly.
+    static func keepPrevious(_ path: String) throws(ApplyError) -> String {
+        let previous = Self.previousName(of: path)
+        unlink(previous)  // left by a crash
+        guard linkat(AT_FDCWD, path, AT_FDCWD, previous, 0) == 0 else {
+            throw .file(path: previous, operation: "keep the previous file as", reason: SystemErrorText.describe(errno))
+        }
+        return previous
+    }
+
+    /// Puts the entry kept by ``keepPrevious(_:)`` back at `path`.
+    static func restore(_ path: String, from previous: String) throws(ApplyError) {
+        try Self.replace(path, with: previous)
+    }
+
+    /// Removes what a crash can leave beside `path`: temporary files (`.NAME.XXXXXX`) and a kept previous entry.
+    static func removeLeftovers(beside path: String) {
+        let directory = Self.directory(of: path)
+        let prefix = "." + path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...] + "."
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix) else { continue }
+            let suffix = name.dropFirst(prefix.count)
+            let temporary = suffix.count == 6 && suffix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            guard temporary || suffix == "previous" else { continue }
+            unlink(directory + "/" + name)
+        }
+    }
+
+    /// Refuses a destination whose directory, below `root`, passes through a symbolic link: the link would be
+    /// resolved on the host, outside the root.
+    static func checkConfined(_ path: String, root: String) throws(ApplyError) {
+        guard !root.isEmpty, path.hasPrefix(root + "/") else { return }
+        var current = root
+        for part in Self.directory(of: path).dropFirst(root.count).split(separator: "/") {
+            current += "/" + part
+            var info = stat()
+            guard lstat(current, &info) == 0 else { return }  // missing: created as a directory
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw .file(
+                    path: path,
+                    operation: "write",
+                    reason:
+                        "\(current) is a symbolic link, which --root does not follow (it would lead out of the root)"
+                )
+            }
         }
     }
 

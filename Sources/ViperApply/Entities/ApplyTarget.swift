@@ -13,8 +13,10 @@ public struct ApplyTarget: Sendable {
     public var reads: [String]
     /// The template, parsed.
     public var template: MustacheTemplate
-    /// The absolute path of the file it writes.
+    /// The absolute path of the file it writes (under `root`).
     public var destination: String
+    /// The root directory the destination is under (`--root`), empty for the host.
+    public var root: String
     /// Owner, group and permission bits of the file written.
     public var owner: UInt32
     public var group: UInt32
@@ -32,6 +34,7 @@ public struct ApplyTarget: Sendable {
         reads: [String],
         template: MustacheTemplate,
         destination: String,
+        root: String = "",
         owner: UInt32,
         group: UInt32,
         mode: UInt32,
@@ -44,6 +47,7 @@ public struct ApplyTarget: Sendable {
         self.reads = reads
         self.template = template
         self.destination = destination
+        self.root = root
         self.owner = owner
         self.group = group
         self.mode = mode

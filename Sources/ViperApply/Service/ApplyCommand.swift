@@ -81,7 +81,7 @@ public struct ApplyCommand: AsyncParsableCommand {
         }
         logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .info
 
-        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+        try FileIO.makeDirectories(stateDirectory)
         // Held until the applier stops: two appliers would each record, and rewrite, what the other wrote.
         let stateLock: DirectoryLock?
         do throws(DirectoryLock.Failure) {
@@ -93,7 +93,7 @@ public struct ApplyCommand: AsyncParsableCommand {
         }
         defer { withExtendedLifetime(stateLock) {} }
         let scratch = stateDirectory + "/dry-run"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        try FileIO.makeDirectories(scratch)
         let loader = ApplyTargetLoader(directory: self.targetsDirectory, root: self.root)
         let interactor = ApplyInteractor(
             applier: FileApplier(commands: CommandRunner(), scratchDirectory: scratch),

@@ -48,7 +48,7 @@ extension ApplyInteractor {
         if let again = outcome.rollbackReload { metadata["rollback_reload_status"] = "\(again.status)" }
         switch outcome.result {
         case .unchanged:
-            self.logger.debug("\(target.destination) is up to date", metadata: metadata)
+            self.logger.info("\(target.destination) is up to date (target \(target.name))", metadata: metadata)
         case .written, .wouldWrite:
             self.logger.notice("wrote \(target.destination) (target \(target.name))", metadata: metadata)
         case .checkFailed, .reloadFailed, .failed:

@@ -43,10 +43,12 @@ public struct ApplyTargetLoader: Sendable {
             let path = self.directory + "/" + name
             do throws(ApplyError) {
                 let target = try self.load(path: path, name: String(name.dropLast(5)))
-                if let other = destinations[target.destination] {
+                // The same file by another spelling too: a directory reached through a symbolic link.
+                let file = Self.canonical(target.destination)
+                if let other = destinations[file] {
                     throw .badTarget(file: path, reason: "destination \(target.destination) is also target \(other)'s")
                 }
-                destinations[target.destination] = target.name
+                destinations[file] = target.name
                 result.targets.append(target)
             } catch {
                 result.problems.append(error)
@@ -73,10 +75,12 @@ public struct ApplyTargetLoader: Sendable {
             reads.count == fields["reads"]?.arrayValue?.count, !reads.contains(where: \.isEmpty)
         else { throw bad("'reads' must be a non-empty list of modules, sections or keys") }
 
-        guard let templateName = fields["template"]?.stringValue, !templateName.isEmpty else {
-            throw bad("'template' must name the template file (beside the target file)")
+        guard let templateName = fields["template"]?.stringValue, !templateName.isEmpty, !templateName.contains("/"),
+            !templateName.hasPrefix(".")
+        else {
+            throw bad("'template' must name a template file in the targets directory, beside the target file")
         }
-        let templatePath = templateName.hasPrefix("/") ? templateName : self.directory + "/" + templateName
+        let templatePath = self.directory + "/" + templateName
         guard let templateData = FileManager.default.contents(atPath: templatePath) else {
             throw bad("cannot read the template \(templatePath)")
         }
@@ -84,15 +88,18 @@ public struct ApplyTargetLoader: Sendable {
         do {
             // Configuration files are text: nothing is HTML-escaped.
             template = try MustacheTemplate(
-                string: "{{% CONTENT_TYPE: TEXT}}" + String(decoding: templateData, as: UTF8.self)
+                string: Self.textContentType + String(decoding: templateData, as: UTF8.self)
             )
         } catch {
-            throw bad("template \(templatePath): \(error)")
+            throw bad("template \(templatePath): \(Self.describe(error))")
         }
 
         guard let written = fields["destination"]?.stringValue, written.hasPrefix("/"),
             !written.hasSuffix("/"), !written.split(separator: "/").contains("..")
         else { throw bad("'destination' must be an absolute path to a file, without '..'") }
+        guard !written.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw bad("'destination' must not contain control characters (a newline, a tab)")
+        }
         // One spelling per file (`/etc//x` and `/etc/./x` are `/etc/x`), so that two targets never share one.
         let components = written.split(separator: "/").filter { $0 != "." }
         guard !components.isEmpty else { throw bad("'destination' must be an absolute path to a file, without '..'") }
@@ -106,8 +113,11 @@ public struct ApplyTargetLoader: Sendable {
         }
         var mode: UInt32 = 0o644
         if let value = fields["mode"] {
-            guard let text = value.stringValue, let parsed = UInt32(text, radix: 8), parsed <= 0o7777 else {
-                throw bad("'mode' must be octal permission bits as a string, such as \"0644\"")
+            guard let text = value.stringValue, let parsed = UInt32(text, radix: 8), parsed <= 0o777 else {
+                throw bad(
+                    "'mode' must be octal permission bits up to \"0777\" as a string, such as \"0644\" (no setuid,"
+                        + " setgid or sticky bit)"
+                )
             }
             mode = parsed
         }
@@ -118,12 +128,41 @@ public struct ApplyTargetLoader: Sendable {
             reads: reads,
             template: template,
             destination: self.root + destination,
+            root: self.root,
             owner: owner,
             group: group,
             mode: mode,
             check: try Self.command(fields["check"], field: "check", path: path),
             reload: try Self.command(fields["reload"], field: "reload", path: path)
         )
+    }
+
+    /// `path` with its directory's symbolic links resolved, when the directory exists.
+    static func canonical(_ path: String) -> String {
+        let directory = FileIO.directory(of: path)
+        guard let resolved = realpath(directory, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved) + "/" + path[path.index(after: path.lastIndex(of: "/")!)...]
+    }
+
+    /// Makes every template text, not HTML: nothing is escaped.
+    static let textContentType = "{{% CONTENT_TYPE: TEXT}}"
+
+    /// A template's parse error in words, with its line and column.
+    static func describe(_ error: any Error) -> String {
+        guard let parse = error as? MustacheTemplate.ParserError else { return "\(error)" }
+        let line = parse.context.lineNumber
+        // The content type is prefixed to the first line.
+        let column = line == 1 ? parse.context.columnNumber - Self.textContentType.count : parse.context.columnNumber
+        let reason =
+            switch parse.error as? MustacheTemplate.Error {
+            case .sectionCloseNameIncorrect: "a section is closed with another name than it was opened with"
+            case .unfinishedName: "a tag is not finished (its '}}' is missing, or its name is empty)"
+            case .expectedSectionEnd: "a section is not closed: its {{/NAME}} is missing"
+            case .invalidSetDelimiter: "a set-delimiter tag is malformed"
+            default: "\(parse.error)"
+            }
+        return "line \(line), column \(max(column, 1)): \(reason)"
     }
 
     private static func command(_ value: JSONValue?, field: String, path: String) throws(ApplyError) -> [String]? {
@@ -144,9 +183,10 @@ public struct ApplyTargetLoader: Sendable {
         lookup: (String) -> UInt32?
     ) throws(ApplyError) -> UInt32 {
         guard let value else { return fallback }
-        if let number = value.intValue, let id = UInt32(exactly: number) { return id }
+        // 4294967295 is -1 to chown(2): "leave it as it is", not an id.
+        if let number = value.intValue, let id = UInt32(exactly: number), id != .max { return id }
         if let name = value.stringValue {
-            if let id = UInt32(name) { return id }
+            if let id = UInt32(name), id != .max { return id }
             if let id = lookup(name) { return id }
             throw .badTarget(file: path, reason: "'\(field)' names \(name), which this host does not have")
         }

@@ -140,8 +140,10 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
             return try Self.load(parameters)
         case .set:
             let key = try string("key")
-            let value = parameters["value"].flatMap { $0 == .null ? nil : $0 }
-            let text = parameters["text"].flatMap { $0 == .null ? nil : $0 }
+            // Absent or null alike, as for every optional parameter (JSONValue is nil-literal-expressible: a plain
+            // `nil` here would be JSON null, not absence).
+            let value: JSONValue? = parameters["value"] == .null ? .none : parameters["value"]
+            let text: JSONValue? = parameters["text"] == .null ? .none : parameters["text"]
             switch (value, text) {
             case (let value?, nil): return .set(key: key, input: .json(value))
             case (nil, let text?):

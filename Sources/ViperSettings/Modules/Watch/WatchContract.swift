@@ -16,9 +16,10 @@ public enum WatchEvent: Sendable, Hashable {
 
 /// Why a watch stream starts over from the current values.
 public enum WatchResyncReason: Sendable, Hashable {
-    /// The change history no longer reaches back to the cursor (or the cursor is of another state, or lacks a
-    /// watched module).
+    /// The change history no longer reaches back to the cursor (or the cursor is of another state).
     case historyTooShort(module: String)
+    /// The cursor has no position in a watched module: it was made for a watch of other modules.
+    case cursorLacksModule(module: String)
     /// The cursor is ahead of the module's revision: it was made by another daemon or from another state directory.
     case cursorAhead(module: String, revision: Int64)
     /// The watcher read too slowly and changes were dropped.

@@ -69,12 +69,15 @@ public struct WatchInteractor: WatchInteractorProtocol {
         for module in scope.moduleNames {
             let state = try await self.state(of: module)
             let history = state.history
-            let start = cursor.positions[module]
-            if let start, start.revision > state.revision {
+            guard let start = cursor.positions[module] else {
+                try await emit(.resync(reason: .cursorLacksModule(module: module)))
+                return nil
+            }
+            if start.revision > state.revision {
                 try await emit(.resync(reason: .cursorAhead(module: module, revision: state.revision)))
                 return nil
             }
-            guard let start, let records = history.records(after: start.revision),
+            guard let records = history.records(after: start.revision),
                 start.index == nil || history.record(at: start.revision) != nil
             else {
                 try await emit(.resync(reason: .historyTooShort(module: module)))

@@ -25,6 +25,9 @@ public struct WatchPresenter: WatchPresenterProtocol {
         switch reason {
         case .historyTooShort(let module):
             "the change history of module \(module) does not reach back to the cursor; sending the current values"
+        case .cursorLacksModule(let module):
+            "the cursor has no position in module \(module) (it was made for a watch of other modules); sending the"
+                + " current values"
         case .cursorAhead(let module, let revision):
             "the cursor is ahead of module \(module), which is at revision \(revision) (a cursor of another daemon or"
                 + " state directory); sending the current values"

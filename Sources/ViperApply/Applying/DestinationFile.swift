@@ -1,0 +1,93 @@
+import Glibc
+import ViperPOSIX
+
+/// What is at a target's destination before it is applied, read without following a symbolic link or blocking on
+/// a FIFO: the applier replaces regular files and symbolic links (the link itself, never the file it points to),
+/// and refuses anything else.
+struct DestinationFile {
+    enum Kind: Equatable {
+        case missing
+        case regular
+        case symbolicLink
+    }
+
+    /// The largest destination read to compare with: configuration files are small.
+    static let sizeLimit = 16 << 20
+
+    var kind: Kind
+    /// A regular file's bytes.
+    var bytes: [UInt8]?
+    /// A regular file's permission bits, owner and group.
+    var mode: UInt32 = 0
+    var owner: UInt32 = 0
+    var group: UInt32 = 0
+
+    /// Whether the file already holds `bytes` with `target`'s mode (and, when running as root, its owner and group).
+    func holds(_ bytes: [UInt8], for target: ApplyTarget, asRoot: Bool = geteuid() == 0) -> Bool {
+        guard self.kind == .regular, self.bytes == bytes, self.mode == target.mode else { return false }
+        return !asRoot || (self.owner == target.owner && self.group == target.group)
+    }
+
+    /// Reads what is at `path`.
+    static func inspect(_ path: String) throws(ApplyError) -> DestinationFile {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return DestinationFile(kind: .missing) }
+            throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK: return DestinationFile(kind: .symbolicLink)
+        case S_IFREG: break
+        default:
+            throw .file(
+                path: path,
+                operation: "replace",
+                reason: "it is \(Self.kindName(info.st_mode)), not a regular file (the applier replaces only regular"
+                    + " files and symbolic links)"
+            )
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
+        }
+        defer { close(descriptor) }
+        // What was opened is what was looked at: not a file swapped in since.
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .file(path: path, operation: "read", reason: "it changed while it was read")
+        }
+        guard info.st_size <= Self.sizeLimit else {
+            throw .file(path: path, operation: "read", reason: "it is larger than \(Self.sizeLimit >> 20) MiB")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= Self.sizeLimit {
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
+            }
+            if count == 0 {
+                return DestinationFile(
+                    kind: .regular,
+                    bytes: bytes,
+                    mode: UInt32(info.st_mode & 0o7777),
+                    owner: info.st_uid,
+                    group: info.st_gid
+                )
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        throw .file(path: path, operation: "read", reason: "it is larger than \(Self.sizeLimit >> 20) MiB")
+    }
+
+    private static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a regular file"
+        }
+    }
+}

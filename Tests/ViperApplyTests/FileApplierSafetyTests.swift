@@ -1,0 +1,159 @@
+import Foundation
+import Glibc
+import SettingsAPI
+import Testing
+import ViperTestSupport
+
+@testable import ViperApply
+
+/// What the applier does with a destination it did not make: links, FIFOs, files changed by hand, leftovers of a
+/// crash, and a root it must not leave.
+@Suite("Applying a target safely")
+struct FileApplierSafetyTests {
+    typealias Fixture = FileApplierTests.Fixture
+
+    static func lstatInfo(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
+    }
+
+    @Test("a failed reload puts back a symbolic link as a link, and a hard-linked 0600 file as the same file")
+    func rollbackRestoresTheEntry() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
+            try Files.write("SECRET\n", to: directory + "/secret")
+            chmod(directory + "/secret", 0o600)
+            symlink(directory + "/secret", fixture.destination)
+            let linked = await fixture.applier.apply(fixture.target, rendered: "bad\n")
+            #expect(linked.result == .reloadFailed, "\(linked)")
+            let entry = try #require(Self.lstatInfo(fixture.destination))
+            #expect(entry.st_mode & S_IFMT == S_IFLNK, "the link itself is back, not a copy of what it points to")
+            #expect(
+                try FileManager.default.destinationOfSymbolicLink(atPath: fixture.destination) == directory + "/secret"
+            )
+            #expect(try Files.read(directory + "/secret") == "SECRET\n")
+
+            unlink(fixture.destination)
+            Glibc.link(directory + "/secret", fixture.destination)
+            let before = try #require(Self.lstatInfo(fixture.destination))
+            let hard = await fixture.applier.apply(fixture.target, rendered: "bad\n")
+            #expect(hard.result == .reloadFailed, "\(hard)")
+            let after = try #require(Self.lstatInfo(fixture.destination))
+            #expect(after.st_ino == before.st_ino && after.st_nlink == 2 && after.st_mode & 0o777 == 0o600)
+            #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+        }
+    }
+
+    @Test("a FIFO at the destination is refused at once, naming it; a link is replaced, never followed")
+    func specialDestinations() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory, reload: false)
+            try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
+            mkfifo(fixture.destination, 0o644)
+            let fifo = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
+            #expect(fifo.result == .failed)
+            #expect(fifo.error?.contains("it is a FIFO, not a regular file") == true, "\(fifo)")
+            unlink(fixture.destination)
+
+            try Files.write("other\n", to: directory + "/other")
+            symlink(directory + "/other", fixture.destination)
+            let replaced = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
+            #expect(replaced.result == .written, "\(replaced)")
+            #expect(Self.lstatInfo(fixture.destination).map { $0.st_mode & S_IFMT == S_IFREG } == true)
+            #expect(try Files.read(directory + "/other") == "other\n")
+        }
+    }
+
+    @Test("a file with the right bytes but a mode changed by hand is written again with the target's mode")
+    func modeDrift() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory, reload: false)
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
+            chmod(fixture.destination, 0o666)
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
+            #expect(Self.lstatInfo(fixture.destination).map { $0.st_mode & 0o7777 } == 0o640)
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .unchanged)
+        }
+    }
+
+    @Test("temporary files and a kept previous file that a crash left beside the destination are removed")
+    func leftoversOfACrash() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
+            for name in [".app.conf.Ab3xYz", ".app.conf.previous"] {
+                try Files.write("x", to: directory + "/etc/" + name)
+            }
+            try Files.write("keep", to: directory + "/etc/.app.conf.notours")
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
+            #expect(fixture.leftovers == [".app.conf.notours"])
+        }
+    }
+
+    @Test("with --root, a destination whose directory is a link out of the root is refused, and nothing is written")
+    func rootConfinement() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("x", ["reads": ["network"], "destination": "/linked/x.conf"], template: "x\n")
+            let root = directory + "/root"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directory + "/outside", withIntermediateDirectories: true)
+            symlink(directory + "/outside", root + "/linked")
+            let target = try folder.target("x", root: root)
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            let outcome = await applier.apply(target, rendered: "x\n")
+            #expect(outcome.result == .failed)
+            #expect(outcome.error?.contains("\(root)/linked is a symbolic link") == true, "\(outcome)")
+            #expect(Files.list(directory + "/outside").isEmpty)
+        }
+    }
+
+    @Test("a command ends when it exits, though a process it left in the background holds its standard error")
+    func backgroundProcess() async throws {
+        try await TemporaryDirectory.with { directory in
+            let pidFile = directory + "/pid"
+            let result = try await CommandRunner(timeoutSeconds: 120).run([
+                "sh", "-c", "echo started >&2; sleep 120 & echo $! > \(pidFile); exit 0",
+            ])
+            #expect(result == CommandResult(status: 0, stderr: "started"))
+            if let pid = Int32((try? Files.read(pidFile))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") {
+                kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    @Test("a command killed at its timeout takes what it started with it (its process group)")
+    func timeoutKillsTheGroup() async throws {
+        try await TemporaryDirectory.with { directory in
+            let pidFile = directory + "/pid"
+            let result = try await CommandRunner(timeoutSeconds: 1).run([
+                "sh", "-c", "sleep 120 & echo $! > \(pidFile); wait",
+            ])
+            #expect(result.status == 137)
+            let pid = try #require(Int32(try Files.read(pidFile).trimmingCharacters(in: .whitespacesAndNewlines)))
+            // Killed: gone, or a zombie until whoever adopted it reaps it. SIGKILL is immediate; the wait is generous.
+            func running() -> Bool {
+                guard let stat = try? Files.read("/proc/\(pid)/stat") else { return false }
+                return !stat.contains(") Z ")
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while running() && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!running(), "the background sleep outlived its command's timeout")
+            if running() { kill(pid, SIGKILL) }
+        }
+    }
+
+    @Test("a command inherits no descriptor of the applier but its standard input, output and error")
+    func noInheritedDescriptors() async throws {
+        try await TemporaryDirectory.with { directory in
+            try Files.write("x", to: directory + "/open")
+            let descriptor = open(directory + "/open", O_RDONLY)  // no O_CLOEXEC, as a library might leave one
+            defer { close(descriptor) }
+            let result = try await CommandRunner().run([
+                "sh", "-c", "test -e /proc/$$/fd/\(descriptor) && echo inherited >&2; exit 0",
+            ])
+            #expect(result == CommandResult(status: 0, stderr: ""))
+        }
+    }
+}
