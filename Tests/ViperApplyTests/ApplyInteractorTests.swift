@@ -89,6 +89,21 @@ struct ApplyInteractorTests {
             let typo = await interactor.status().warnings.first { $0.file.hasSuffix("typo.json") }
             #expect(typo?.reason.contains("'reads' names network.dsn, which the settings daemon does not have") == true)
             #expect(await interactor.status().problems.count == 1, "loaded, so not refused: a warning")
+            // So is a template naming a key the daemon does not have, or one its reads leave out.
+            try fixture.folder.write(
+                "names",
+                ["reads": ["network.dns"], "destination": "/etc/names"],
+                template:
+                    "{{network.dns.sever}} {{#network.dns.servers}}{{.}}{{/network.dns.servers}} {{network.proxy.host}}"
+            )
+            await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
+            let names = await interactor.status().warnings.filter { $0.file.hasSuffix("names.json") }.map(\.reason)
+            #expect(
+                names == [
+                    "the template names network.dns.sever, which the settings daemon does not have: it renders as empty",
+                    "the template names network.proxy.host, which 'reads' leaves out: it renders as empty",
+                ]
+            )
             #expect(await interactor.status().targets.contains { $0.target == "typo" })
             let dns = status.targets.first { $0.target == "dns" }?.last
             #expect(dns?.result == "written" && dns?.revisions == ["network": 6] && dns?.at == 1_800_000_000)

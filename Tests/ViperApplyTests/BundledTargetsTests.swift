@@ -112,6 +112,13 @@ struct BundledTargetsTests {
             for read in target.reads {
                 #expect(keys.contains { $0 == read || $0.hasPrefix(read + ".") }, "\(target.name) reads \(read)")
             }
+            // Every key or section its template names exists and is read (the applier warns otherwise).
+            let modules = Set(keys.map { String($0.prefix { $0 != "." }) })
+            for name in target.templateNames where modules.contains(String(name.prefix { $0 != "." })) {
+                #expect(keys.contains { $0 == name || $0.hasPrefix(name + ".") }, "\(target.name) names \(name)")
+                #expect(target.reads(key: name), "\(target.name) names \(name) outside its reads")
+            }
+            #expect(!target.templateNames.isEmpty, "\(target.name)")
         }
         let byName = Dictionary(uniqueKeysWithValues: result.targets.map { ($0.name, $0) })
         for name in ["apt-proxy", "apt-periodic"] {

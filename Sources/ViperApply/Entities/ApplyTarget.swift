@@ -13,6 +13,8 @@ public struct ApplyTarget: Sendable {
     public var reads: [String]
     /// The template, parsed.
     public var template: MustacheTemplate
+    /// The names the template looks up (``TemplateNames``), to tell keys it names that nothing gives it.
+    public var templateNames: [String]
     /// The absolute path of the file it writes (under `root`).
     public var destination: String
     /// The root directory the destination is under (`--root`), empty for the host.
@@ -33,6 +35,7 @@ public struct ApplyTarget: Sendable {
         description: String,
         reads: [String],
         template: MustacheTemplate,
+        templateNames: [String] = [],
         destination: String,
         root: String = "",
         owner: UInt32,
@@ -46,6 +49,7 @@ public struct ApplyTarget: Sendable {
         self.description = description
         self.reads = reads
         self.template = template
+        self.templateNames = templateNames
         self.destination = destination
         self.root = root
         self.owner = owner

@@ -195,14 +195,34 @@ public actor ApplyInteractor {
     }
 
     /// Once the daemon's values are known: each `reads` entry that names no module, section or key the daemon has
-    /// (a typo, or a module removed), which the target renders as empty.
+    /// (a typo, or a module removed), and each key the template names that the daemon does not have or `reads`
+    /// leaves out, all of which the target renders as empty.
     private var unknownReads: [(target: ApplyTarget, reason: String)] {
         guard self.ready else { return [] }
         let keys = self.state.values.keys
+        func known(_ name: String) -> Bool { keys.contains { $0 == name || $0.hasPrefix(name + ".") } }
+        let modules = Set(keys.map { String($0.prefix { $0 != "." }) })
         return self.targets.flatMap { target in
-            target.reads.filter { read in !keys.contains { $0 == read || $0.hasPrefix(read + ".") } }.map { read in
+            let reads = target.reads.filter { !known($0) }.map { read in
                 (target, "'reads' names \(read), which the settings daemon does not have: it renders as empty")
             }
+            // A dotted name under a module the daemon has is a key or section; others (`.`, a name inside a
+            // section, `is.…`, `revision.…`) are left alone.
+            let names = target.templateNames.filter { name in
+                name.contains(".") && modules.contains(String(name.prefix { $0 != "." }))
+            }
+            let template = names.compactMap { name -> (ApplyTarget, String)? in
+                if !known(name) {
+                    return (
+                        target,
+                        "the template names \(name), which the settings daemon does not have: it renders as empty"
+                    )
+                }
+                let read = target.reads(key: name) || target.reads.contains { $0.hasPrefix(name + ".") }
+                return read
+                    ? nil : (target, "the template names \(name), which 'reads' leaves out: it renders as empty")
+            }
+            return reads + template
         }
     }
 

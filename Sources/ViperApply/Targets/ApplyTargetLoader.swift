@@ -85,11 +85,10 @@ public struct ApplyTargetLoader: Sendable {
             throw bad("cannot read the template \(templatePath)")
         }
         let template: MustacheTemplate
+        let source = String(decoding: templateData, as: UTF8.self)
         do {
             // Configuration files are text: nothing is HTML-escaped.
-            template = try MustacheTemplate(
-                string: Self.textContentType + String(decoding: templateData, as: UTF8.self)
-            )
+            template = try MustacheTemplate(string: Self.textContentType + source)
         } catch {
             throw bad("template \(templatePath): \(Self.describe(error))")
         }
@@ -127,6 +126,7 @@ public struct ApplyTargetLoader: Sendable {
             description: fields["description"]?.stringValue ?? "",
             reads: reads,
             template: template,
+            templateNames: TemplateNames.scan(source),
             destination: self.root + destination,
             root: self.root,
             owner: owner,
