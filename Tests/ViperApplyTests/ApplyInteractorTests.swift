@@ -111,6 +111,34 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("while a check still runs, the summary (systemd's status) says the targets are still being applied")
+    func summaryWhileApplying() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let gate = directory + "/go"
+            try fixture.folder.write(
+                "slow",
+                [
+                    "reads": ["network.proxy.host"], "destination": "/etc/slow.conf",
+                    "check": ["sh", "-c", .string("while [ ! -e \(gate) ]; do sleep 0.02; done")],
+                ],
+                template: "x\n"
+            )
+            let interactor = await fixture.interactor()
+            async let applied: Void = interactor.received([
+                Self.current("network.proxy.host", "a.example", cursor: "network:4"), Self.ready("network:4"),
+            ])
+            while await !interactor.summary().contains("still applying") {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await !interactor.isSettled)
+            try Files.write("", to: gate)
+            await applied
+            let summary = await interactor.summary()
+            #expect(summary.hasPrefix("3 targets applied"), "\(summary)")
+        }
+    }
+
     @Test("a failed apply is over once the values render what the file holds: the result is unchanged again")
     func failureClearsWhenUnchanged() async throws {
         try await TemporaryDirectory.with { directory in

@@ -154,7 +154,11 @@ public actor ApplyInteractor {
             return "\(self.targets.count) targets; waiting for the settings daemon's values"
         }
         let failing = self.targets.filter { self.lastApplyFailed($0.name) }
-        var text = "\(self.targets.count) targets applied"
+        // Ready is told after a while even when a check or reload runs long: say so rather than "applied".
+        var text =
+            self.isSettled
+            ? "\(self.targets.count) targets applied"
+            : "\(self.targets.count) targets; still applying (a check or reload runs)"
         if !failing.isEmpty { text += ", \(failing.count) failing (\(failing.map(\.name).joined(separator: ", ")))" }
         if !self.problems.isEmpty { text += ", \(self.problems.count) target files refused" }
         return text + (self.connected ? "; following the settings daemon" : "; reconnecting to the settings daemon")
