@@ -91,6 +91,30 @@ struct FileApplierSafetyTests {
         }
     }
 
+    @Test("after a stop during a reload, the same bytes are reloaded again, and a failure puts back the kept entry")
+    func interruptedReload() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let previous = directory + "/etc/.app.conf.previous"
+            // What a SIGKILL during the reload leaves: the new file in place, the one it replaced kept.
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
+            try Files.write("old\n", to: previous)
+            let again = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
+            #expect(again.result == .written && again.reload?.status == 0, "\(again)")
+            #expect(fixture.reloads.count == 2 && !Files.exists(previous))
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .unchanged)
+
+            // The same, with a file its program refuses: the kept entry goes back.
+            #expect(await fixture.applier.apply(fixture.target, rendered: "bad\n").result == .reloadFailed)
+            try Files.write("bad\n", to: fixture.destination)
+            try Files.write("old\n", to: previous)
+            let refused = await fixture.applier.apply(fixture.target, rendered: "bad\n")
+            #expect(refused.result == .reloadFailed, "\(refused)")
+            #expect(try Files.read(fixture.destination) == "old\n")
+            #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+        }
+    }
+
     @Test("with --root, a destination whose directory is a link out of the root is refused, and nothing is written")
     func rootConfinement() async throws {
         try await TemporaryDirectory.with { directory in

@@ -27,7 +27,10 @@ public struct FileApplier: Sendable {
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
         }
-        if existing.holds(bytes, for: target) {
+        // A kept previous entry means the applier stopped during a reload (SIGKILL, a crash): the file in place was
+        // never reloaded, so it is not "unchanged", and the kept entry is what a failed reload puts back.
+        let interrupted = !dryRun && target.reload != nil && FileIO.exists(FileIO.previousName(of: target.destination))
+        if existing.holds(bytes, for: target) && !interrupted {
             guard dryRun else { return ApplyOutcome(result: .unchanged) }
             // A dry run checks an unchanged file too: whether what is in place passes its check.
             return await self.dryRun(target, bytes: bytes, diff: "", result: .unchanged)
@@ -43,7 +46,7 @@ public struct FileApplier: Sendable {
         let temporary: String
         do throws(ApplyError) {
             try FileIO.makeDirectories(directory)
-            FileIO.removeLeftovers(beside: target.destination)
+            FileIO.removeLeftovers(beside: target.destination, keepingPrevious: interrupted)
             temporary = try FileIO.writeTemporary(
                 bytes,
                 beside: target.destination,
@@ -73,7 +76,9 @@ public struct FileApplier: Sendable {
         // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
         var previous: String?
         do throws(ApplyError) {
-            if target.reload != nil, existing.kind != .missing {
+            if interrupted {
+                previous = FileIO.previousName(of: target.destination)
+            } else if target.reload != nil, existing.kind != .missing {
                 previous = try FileIO.keepPrevious(target.destination)
             }
             try FileIO.replace(target.destination, with: temporary)

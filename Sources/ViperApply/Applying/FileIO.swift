@@ -134,8 +134,15 @@ enum FileIO {
         try Self.replace(path, with: previous)
     }
 
-    /// Removes what a crash can leave beside `path`: temporary files (`.NAME.XXXXXX`) and a kept previous entry.
-    static func removeLeftovers(beside path: String) {
+    /// Whether there is an entry at `path` (a symbolic link counts, not what it points to).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Removes what a crash can leave beside `path`: temporary files (`.NAME.XXXXXX`) and, unless it is kept for a
+    /// reload to finish, a kept previous entry.
+    static func removeLeftovers(beside path: String, keepingPrevious: Bool = false) {
         let directory = Self.directory(of: path)
         let prefix = "." + path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...] + "."
         guard let stream = opendir(directory) else { return }
@@ -147,7 +154,7 @@ enum FileIO {
             guard name.hasPrefix(prefix) else { continue }
             let suffix = name.dropFirst(prefix.count)
             let temporary = suffix.count == 6 && suffix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-            guard temporary || suffix == "previous" else { continue }
+            guard temporary || (suffix == "previous" && !keepingPrevious) else { continue }
             unlink(directory + "/" + name)
         }
     }
