@@ -34,7 +34,7 @@ public final class EtcdRemoteSource: RemoteSource {
     }
 
     /// How one watch ended.
-    private enum WatchOutcome: Sendable {
+    enum WatchOutcome: Sendable {
         case syncRequested
         case compacted(Int64)
         case failed(any Error, connected: Bool)
@@ -42,14 +42,14 @@ public final class EtcdRemoteSource: RemoteSource {
     }
 
     public let endpointDescription: String
-    private let configuration: EtcdSourceConfiguration
-    private let gateway: EtcdGatewayClient
-    private let clock: any Clock<Duration>
-    private let wallClock: WallClock
-    private let logger: Logger
+    let configuration: EtcdSourceConfiguration
+    let gateway: EtcdGatewayClient
+    let clock: any Clock<Duration>
+    let wallClock: WallClock
+    let logger: Logger
     private let requests = Mutex(Requests())
     /// The revision a watch starts from after a range read at the given revision: the next one (a test hook).
-    private let watchStart: @Sendable (Int64) -> Int64
+    let watchStart: @Sendable (Int64) -> Int64
 
     /// Creates the source; it does nothing until ``run(applying:status:)``.
     ///
@@ -281,96 +281,6 @@ public final class EtcdRemoteSource: RemoteSource {
         }
     }
 
-    /// Watches from the revision after `keySpace`, applying each event batch, until the watch ends.
-    private func watch(
-        endpoint: (host: String, port: Int),
-        key: [UInt8],
-        rangeEnd: [UInt8],
-        keySpace initial: EtcdKeySpace,
-        apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
-        status: SyncStatusRecorder
-    ) async -> WatchOutcome {
-        let keySpace = Mutex(initial)
-        let connected = Atomic(false)
-        do {
-            let end = try await self.probing(endpoint: endpoint, key: key, rangeEnd: rangeEnd) {
-                try await self.gateway.watch(
-                    endpoint: endpoint,
-                    key: key,
-                    rangeEnd: rangeEnd,
-                    startRevision: self.watchStart(initial.revision),
-                    timeout: self.configuration.requestTimeout,
-                    connected: {
-                        connected.store(true, ordering: .relaxed)
-                        status.scheduled(nextAttempt: nil)
-                    },
-                    events: { revision, events in
-                        let (snapshot, skipped) = keySpace.withLock { keySpace in
-                            var skipped: [String] = []
-                            for event in events {
-                                switch event {
-                                case .put(let key, let value, let modRevision) where modRevision > keySpace.revision:
-                                    if let reason = keySpace.put(key: key, value: value) { skipped.append(reason) }
-                                case .delete(let key, let modRevision) where modRevision > keySpace.revision:
-                                    keySpace.delete(key: key)
-                                default:
-                                    break
-                                }
-                            }
-                            keySpace.advance(to: revision)
-                            return (keySpace.snapshot, skipped)
-                        }
-                        for entry in skipped {
-                            self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
-                        }
-                        await apply(snapshot)
-                        status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
-                    }
-                )
-            }
-            switch end {
-            case .compacted(let revision): return .compacted(revision)
-            }
-        } catch {
-            if Task.isCancelled { return .cancelled }
-            return .failed(error, connected: connected.load(ordering: .relaxed))
-        }
-    }
-
-    /// Runs `watch` while probing `endpoint` every ``EtcdSourceConfiguration/probeInterval``; a probe that fails or
-    /// times out ends the watch with that error.
-    private func probing<T: Sendable>(
-        endpoint: (host: String, port: Int),
-        key: [UInt8],
-        rangeEnd: [UInt8],
-        watch: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await watch() }
-            group.addTask {
-                while true {
-                    try await self.clock.sleep(for: self.configuration.probeInterval)
-                    do {
-                        _ = try await self.gateway.probe(
-                            endpoint: endpoint,
-                            key: key,
-                            rangeEnd: rangeEnd,
-                            timeout: self.configuration.requestTimeout
-                        )
-                    } catch {
-                        if Task.isCancelled { return nil }
-                        throw RemoteSyncError.attempt("the member did not answer a probe: \(Self.describe(error))")
-                    }
-                }
-            }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                if let result { return result }
-            }
-            throw CancellationError()
-        }
-    }
-
     /// The end of the range of keys starting with `prefix`: the prefix with its last byte incremented.
     static func prefixEnd(_ prefix: [UInt8]) -> [UInt8] {
         var end = prefix
@@ -391,7 +301,7 @@ public final class EtcdRemoteSource: RemoteSource {
     }
 
     /// A one-line description of a failure.
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded: return "no answer in time"

@@ -1,0 +1,96 @@
+import Logging
+import Synchronization
+import ViperSettings
+
+/// The watch of one member: events applied as they come, while the member is probed.
+extension EtcdRemoteSource {
+    /// Watches from the revision after `keySpace`, applying each event batch, until the watch ends.
+    func watch(
+        endpoint: (host: String, port: Int),
+        key: [UInt8],
+        rangeEnd: [UInt8],
+        keySpace initial: EtcdKeySpace,
+        apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        status: SyncStatusRecorder
+    ) async -> WatchOutcome {
+        let keySpace = Mutex(initial)
+        let connected = Atomic(false)
+        do {
+            let end = try await self.probing(endpoint: endpoint, key: key, rangeEnd: rangeEnd) {
+                try await self.gateway.watch(
+                    endpoint: endpoint,
+                    key: key,
+                    rangeEnd: rangeEnd,
+                    startRevision: self.watchStart(initial.revision),
+                    timeout: self.configuration.requestTimeout,
+                    connected: {
+                        connected.store(true, ordering: .relaxed)
+                        status.scheduled(nextAttempt: nil)
+                    },
+                    events: { revision, events in
+                        let (snapshot, skipped) = keySpace.withLock { keySpace in
+                            var skipped: [String] = []
+                            for event in events {
+                                switch event {
+                                case .put(let key, let value, let modRevision) where modRevision > keySpace.revision:
+                                    if let reason = keySpace.put(key: key, value: value) { skipped.append(reason) }
+                                case .delete(let key, let modRevision) where modRevision > keySpace.revision:
+                                    keySpace.delete(key: key)
+                                default:
+                                    break
+                                }
+                            }
+                            keySpace.advance(to: revision)
+                            return (keySpace.snapshot, skipped)
+                        }
+                        for entry in skipped {
+                            self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
+                        }
+                        await apply(snapshot)
+                        status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
+                    }
+                )
+            }
+            switch end {
+            case .compacted(let revision): return .compacted(revision)
+            }
+        } catch {
+            if Task.isCancelled { return .cancelled }
+            return .failed(error, connected: connected.load(ordering: .relaxed))
+        }
+    }
+
+    /// Runs `watch` while probing `endpoint` every ``EtcdSourceConfiguration/probeInterval``; a probe that fails or
+    /// times out ends the watch with that error.
+    private func probing<T: Sendable>(
+        endpoint: (host: String, port: Int),
+        key: [UInt8],
+        rangeEnd: [UInt8],
+        watch: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await watch() }
+            group.addTask {
+                while true {
+                    try await self.clock.sleep(for: self.configuration.probeInterval)
+                    do {
+                        _ = try await self.gateway.probe(
+                            endpoint: endpoint,
+                            key: key,
+                            rangeEnd: rangeEnd,
+                            timeout: self.configuration.requestTimeout
+                        )
+                    } catch {
+                        if Task.isCancelled { return nil }
+                        throw RemoteSyncError.attempt("the member did not answer a probe: \(Self.describe(error))")
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw CancellationError()
+        }
+    }
+}
