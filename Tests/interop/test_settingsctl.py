@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -181,6 +182,26 @@ def test_output_that_cannot_be_written_is_a_failure(daemon, args):
         assert json.loads(result.stderr) == {"exitStatus": FAILURE, "message": expected}
     else:
         assert result.stderr == f"settingsctl: {expected}\n"
+
+
+def test_watch_into_a_pipe_whose_reader_left_ends_at_once(daemon):
+    """`settingsctl watch KEY | head -1`: once head has its line and left, watch ends, as a write would end it,
+    without waiting for the next change (none comes here)."""
+    watch = subprocess.Popen(
+        [support.executable("settingsctl"), "--socket", daemon.socket_path, "watch", PORT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert watch.stdout.readline().startswith(b"network.proxy.port")
+        watch.stdout.close()  # the reader leaves
+        # Generous: without watching for the hang-up it would wait for a change that never comes.
+        status = watch.wait(timeout=support.CLI_TIMEOUT)
+        assert status == -signal.SIGPIPE, (status, watch.stderr.read())
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+            watch.wait()
 
 
 def test_help_and_version_exit_0():

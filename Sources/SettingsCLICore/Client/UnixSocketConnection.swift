@@ -22,6 +22,8 @@ package struct UnixSocketConnection: ~Copyable {
         case closed
         /// The message grew past the limit before its delimiter came.
         case tooLarge
+        /// The descriptor watched for hang-up (standard output) was hung up: its reader is gone.
+        case hungUp
     }
 
     private let descriptor: Int32
@@ -131,15 +133,21 @@ package struct UnixSocketConnection: ~Copyable {
     /// Receives a stream of messages, each ended by `delimiter`, and hands each (without it) to `body` until `body`
     /// returns false. Waits without a deadline: a stream may stay silent for as long as nothing happens.
     ///
-    /// Fails with ``Failure/closed`` when the peer closes the connection, and with ``Failure/tooLarge`` when one
-    /// message grows past `limit`.
-    package func receiveMessages(until delimiter: UInt8, limit: Int, _ body: ([UInt8]) -> Bool) throws(Failure) {
+    /// Fails with ``Failure/closed`` when the peer closes the connection, with ``Failure/tooLarge`` when one
+    /// message grows past `limit`, and with ``Failure/hungUp`` as soon as `hangUp` (standard output, say) reports an
+    /// error or hang-up, such as a pipe whose reader left (`watch | head -1`), rather than at the next write.
+    package func receiveMessages(
+        until delimiter: UInt8,
+        limit: Int,
+        hangUp: Int32? = nil,
+        _ body: ([UInt8]) -> Bool
+    ) throws(Failure) {
         var message: [UInt8] = []
         let chunkSize = 65_536
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { chunk.deallocate() }
         while true {
-            try self.waitUntilReady(for: POLLIN, deadline: nil)
+            try self.waitUntilReadable(orHungUp: hangUp)
             let received = recv(self.descriptor, chunk.baseAddress!, chunkSize, Int32(MSG_DONTWAIT))
             if received > 0 {
                 for byte in UnsafeRawBufferPointer(rebasing: chunk[0..<received]) {
@@ -159,6 +167,25 @@ package struct UnixSocketConnection: ~Copyable {
                 case let code: throw .transfer(code)
                 }
             }
+        }
+    }
+
+    /// Waits without a deadline until the socket is readable (or has an error or hang-up to report); throws
+    /// ``Failure/hungUp`` when `hangUp` reports an error or hang-up first.
+    private func waitUntilReadable(orHungUp hangUp: Int32?) throws(Failure) {
+        guard let hangUp else { return try self.waitUntilReady(for: POLLIN, deadline: nil) }
+        var requests = [
+            pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0),
+            // No event asked: only an error or a hang-up is reported (a file or a terminal reports neither).
+            pollfd(fd: hangUp, events: 0, revents: 0),
+        ]
+        while true {
+            let ready = poll(&requests, 2, -1)
+            if ready > 0 {
+                if requests[1].revents & Int16(POLLERR | POLLHUP) != 0 { throw .hungUp }
+                return
+            }
+            if ready < 0 && errno != EINTR { throw .transfer(errno) }
         }
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 package import SettingsAPI
 
 /// A tiny blocking Varlink client: one connection, one call, one reply.
@@ -135,6 +136,8 @@ package struct VarlinkClient: Sendable {
             return CLIFailure(.unreachable, "\(daemon) closed the connection without answering")
         case .tooLarge:
             return CLIFailure(.failure, "the reply of \(daemon) is larger than \(Self.replyLimit >> 20) MiB")
+        case .hungUp:
+            return CLIFailure(.failure, "cannot write to standard output: \(ProcessEnvironment.describe(errno: EPIPE))")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import SettingsAPI
+import ViperPOSIX
 
 /// `settingsctl watch`: follows a `Watch` stream and prints each event, flushed, until interrupted; when the daemon
 /// goes away (a restart, a reload that closed the connection), reconnects and resumes after the last cursor, saying
@@ -101,7 +102,8 @@ package struct WatchSession: Sendable {
         var failure: CLIFailure?
         let received = Result { () throws(UnixSocketConnection.Failure) in
             try connection.send(bytes)
-            try connection.receiveMessages(until: 0, limit: VarlinkClient.replyLimit) { message in
+            try connection.receiveMessages(until: 0, limit: VarlinkClient.replyLimit, hangUp: STDOUT_FILENO) {
+                message in
                 let parameters: JSONValue
                 let event: WatchEventViewModel
                 do throws(CLIFailure) {
@@ -136,6 +138,11 @@ package struct WatchSession: Sendable {
         }
         connection.close()
         if let failure { return .failure(failure) }
+        if case .failure(.hungUp) = received {
+            // As a write to it would: SIGPIPE, or the write's error when SIGPIPE is ignored.
+            raise(SIGPIPE)
+            return .failure(CLIFailure(.failure, "cannot write to standard output: \(SystemErrorText.describe(EPIPE))"))
+        }
         if case .failure(let error) = received, !streamed { return .failure(client.failure(for: error)) }
         return .success(streamed)
     }
