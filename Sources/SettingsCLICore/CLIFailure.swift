@@ -52,7 +52,21 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     package var description: String { self.message }
 
     /// The line printed on standard error: `settingsctl: MESSAGE`.
-    package var report: String { "settingsctl: \(self.message)" }
+    /// The message as text for a terminal: control characters a value or a file brought into it (an escape
+    /// sequence, a NUL) are shown as `\u001b`, not sent; its own line breaks and tabs stay.
+    package var report: String {
+        var text = "settingsctl: "
+        for scalar in self.message.unicodeScalars {
+            switch scalar.value {
+            case 0x0A, 0x09: text.unicodeScalars.append(scalar)
+            case 0..<0x20, 0x7F...0x9F:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
 
     /// The failure for an error reply of `peer` (the settings daemon unless said otherwise).
     ///

@@ -17,7 +17,13 @@ public enum SettingsCtlLauncher {
 
     /// Runs `settingsctl` with the process's arguments; never returns.
     public static func main() -> Never {
-        let arguments = Self.arguments()
+        let arguments: [String]
+        do {
+            arguments = try Self.arguments()
+        } catch {
+            error.emit(json: CLIFailure.wantsJSON(Self.readableArguments()))
+            Glibc.exit(error.status.rawValue)
+        }
         guard let invocation = FastPathParser.invocation(arguments) else {
             Self.execFull(arguments)
         }
@@ -32,14 +38,32 @@ public enum SettingsCtlLauncher {
 
     /// The process's arguments after its name, read from `argv`: `CommandLine.arguments` costs a `get` ~40 µs
     /// more (its lazy set-up), a twentieth of its run.
-    private static func arguments() -> [String] {
+    ///
+    /// An argument that is not valid UTF-8 is refused, not repaired (U+FFFD for each bad byte would store another
+    /// value than the one given): as an invalid value (exit 5) when it is the value of `set`, else as a usage
+    /// error.
+    private static func arguments() throws(CLIFailure) -> [String] {
         var arguments: [String] = []
         arguments.reserveCapacity(Int(CommandLine.argc))
         for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let argument = CommandLine.unsafeArgv[index] else { break }
-            arguments.append(String(cString: argument))
+            guard let text = String(validatingCString: argument) else {
+                let operands = arguments.filter { !$0.hasPrefix("-") }
+                let isValue = operands.firstIndex(of: "set").map { operands.count >= $0 + 2 } ?? false
+                throw CLIFailure(
+                    isValue ? .invalidValue : .usage,
+                    "\(isValue ? "the value" : "argument \(index)") \(QuotedText.quote(String(cString: argument)))"
+                        + " is not valid UTF-8"
+                )
+            }
+            arguments.append(text)
         }
         return arguments
+    }
+
+    /// The arguments with invalid UTF-8 repaired: only to find `--json` for the report of a failure.
+    private static func readableArguments() -> [String] {
+        (1..<max(1, Int(CommandLine.argc))).compactMap { CommandLine.unsafeArgv[$0].map { String(cString: $0) } }
     }
 
     /// Where `settingsctl-full` may be, for an executable at `executable`: next to it (a build folder), then in

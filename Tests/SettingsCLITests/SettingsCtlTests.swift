@@ -46,6 +46,25 @@ struct SettingsCtlTests {
         #expect(SettingsCtl.message(for: CLIFailure(.unreachable, "gone")) == "settingsctl: gone")
     }
 
+    @Test("a value or a file's key in a failure is shown with its control characters escaped, not sent")
+    func escapedFailure() {
+        let failure = CLIFailure(
+            SettingsErrorViewModel.loadRefused(problems: [
+                .init(key: "network.\u{1B}[2Jx", problem: .noSuchKey, reason: "no such key"),
+                .init(
+                    key: "network.proxy.host",
+                    problem: .invalidValue,
+                    reason: "invalid value 'a\u{1B}[31mRED\u{0}b\u{9B}'"
+                ),
+            ])
+        )
+        #expect(
+            failure.report
+                == "settingsctl: nothing was loaded:\n  network.\\u001b[2Jx: no such key\n"
+                + "  network.proxy.host: invalid value 'a\\u001b[31mRED\\u0000b\\u009b'"
+        )
+    }
+
     @Test("--help lists every exit status and the examples")
     func helpText() {
         let help = SettingsCtl.helpMessage(columns: 200)

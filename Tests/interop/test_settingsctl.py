@@ -204,6 +204,21 @@ def test_watch_into_a_pipe_whose_reader_left_ends_at_once(daemon):
             watch.wait()
 
 
+def test_invalid_utf8_arguments_are_refused_not_repaired(daemon):
+    value = subprocess.run(
+        [support.executable("settingsctl"), "--socket", daemon.socket_path, "set", "network.proxy.host", b"caf\xe9"],
+        capture_output=True, timeout=support.CLI_TIMEOUT,
+    )
+    assert value.returncode == INVALID, value
+    assert b"is not valid UTF-8" in value.stderr and value.stdout == b""
+    assert check(support.run_settingsctl(["--socket", daemon.socket_path, "get", "network.proxy.host"]), OK).stdout == "\n"
+    key = subprocess.run(
+        [support.executable("settingsctl"), "--socket", daemon.socket_path, "get", b"network.\xff"],
+        capture_output=True, timeout=support.CLI_TIMEOUT,
+    )
+    assert key.returncode == USAGE, key
+
+
 def test_help_and_version_exit_0():
     assert check(support.run_settingsctl(["--help"]), OK).stdout
     assert check(support.run_settingsctl(["--version"]), OK).stdout.strip()
