@@ -121,6 +121,10 @@ struct SettingsctlTransferTests {
         #expect(diff.status == 0 && diff.stdout.contains("network.proxy.port: 3129 -> 8080 (local)"), "\(diff)")
         #expect(!diff.stdout.contains("proxy.host"), "without --replace the host stays")
         #expect(daemon.ctl(["diff", "--replace", "network", path]).stdout.contains("network.proxy.host:"))
+        // A module the file does not have: loading it would not change that module, --replace or not.
+        let other = daemon.ctl(["diff", "--replace", "display", path])
+        #expect(other.status == 0 && !other.stdout.contains(" -> "), "\(other)")
+        #expect(daemon.ctl(["diff", "nosuchmodule", path]).status == 4)
         #expect(daemon.ctl(["set", "network.proxy.port", "3130"]).status == 0)
         let stale = daemon.ctl(["load", "--if-revision", "network=2", path])
         #expect(stale.status == 8, "\(stale)")

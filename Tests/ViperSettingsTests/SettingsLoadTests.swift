@@ -155,4 +155,18 @@ struct SettingsLoadTests {
         #expect(problems.map(\.key) == ["bogus"])
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
     }
+
+    @Test("a module that fails to store after others were loaded says which were: a partial load is not none")
+    func partialLoadIsSaid() {
+        let loaded = [ModuleLoadViewModel(module: "display", revision: 3, changed: true, changes: [])]
+        let failure = SettingsErrorViewModel.storageFailure(module: "power", reason: "the disk is full")
+        #expect(
+            TransferPresenter.after(loaded, failure)
+                == .storageFailure(
+                    module: "power",
+                    reason: "the disk is full; the modules before it in the file were loaded: display (revision 3)"
+                )
+        )
+        #expect(TransferPresenter.after([], failure) == failure)
+    }
 }

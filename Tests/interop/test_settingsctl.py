@@ -219,6 +219,16 @@ def test_invalid_utf8_arguments_are_refused_not_repaired(daemon):
     assert key.returncode == USAGE, key
 
 
+def test_a_load_over_the_message_size_limit_says_so(daemon, tmp_path):
+    """The daemon closes a connection whose message is over max-message-size: that is not "unreachable" (3)."""
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"modules": {"network": {"values": {"proxy.host": "x" * (1536 << 10)}}}}))
+    for args in (["load", str(big)], ["load", "--dry-run", str(big)]):
+        result = check(support.run_settingsctl(["--socket", daemon.socket_path, *args]), FAILURE)
+        assert "max-message-size" in result.stderr and result.stdout == "", result.stderr
+    assert check(support.run_settingsctl(["--socket", daemon.socket_path, "get", PORT]), OK).stdout == "3128\n"
+
+
 def test_help_and_version_exit_0():
     assert check(support.run_settingsctl(["--help"]), OK).stdout
     assert check(support.run_settingsctl(["--version"]), OK).stdout.strip()

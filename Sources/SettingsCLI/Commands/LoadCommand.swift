@@ -5,13 +5,14 @@ package import SettingsCLICore
 package struct LoadCommand: SettingsCommand {
     package static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Set the values of a file written by dump, all or nothing.",
+        abstract: "Set the values of a file written by dump, after checking all of them.",
         discussion: """
             Reads FILE (- for standard input), a dump: {"modules": {MODULE: {"values": {SECTION.ITEM: VALUE}}}}; \
             other fields are ignored. Every value is checked first: a module or key the schemas do not have, a \
             value that does not fit its key, a key the fleet locks, a module you may not write: any of them and \
             nothing is loaded (each is listed). Then each module is stored in one durable write and its revision \
-            moves on once. Values equal to the local ones change nothing; local values absent from the file stay, \
+            moves on once; a module that cannot be stored (a full disk) stops the load, and the error names the \
+            modules before it that were loaded. Values equal to the local ones change nothing; local values absent from the file stay, \
             unless --replace.
 
             Prints, per module, each key whose value changes: key: old -> new (layer).

@@ -84,7 +84,7 @@ package struct VarlinkClient: Sendable {
             connection.close()
             reply = try exchanged.get()
         } catch {
-            throw self.failure(for: error)
+            throw self.failure(for: error, callSize: bytes.count)
         }
         return try Self.decodeReply(reply, from: self.peer)
     }
@@ -115,6 +115,26 @@ package struct VarlinkClient: Sendable {
             throw CLIFailure(errorName: name, parameters: found, peer: peer)
         }
         return found
+    }
+
+    /// A call this large that loses its connection most likely went past the daemon's `max-message-size`.
+    package static let largeCall = 64 << 10
+
+    /// The failure, for people, of a connection to the daemon (or the applier) during a call of `callSize` bytes.
+    package func failure(for error: UnixSocketConnection.Failure, callSize: Int) -> CLIFailure {
+        let cut: Bool =
+            switch error {
+            case .transfer(EPIPE), .transfer(ECONNRESET), .closed: true
+            default: false
+            }
+        guard cut && callSize > Self.largeCall else { return self.failure(for: error) }
+        // The daemon closes a connection whose message is over its limit; it is not unreachable.
+        return CLIFailure(
+            .failure,
+            "\(self.peer.name) closed the connection during a call of \(callSize) bytes: it refuses a message larger"
+                + " than its max-message-size (1 MiB unless viper-settingsd.conf says otherwise); send less at once"
+                + " (load one module of the file at a time), or raise max-message-size"
+        )
     }
 
     /// The failure, for people, of a connection to the daemon (or the applier).

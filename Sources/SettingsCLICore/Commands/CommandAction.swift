@@ -106,18 +106,14 @@ package enum CommandAction: Sendable, Hashable {
             )
         case .diff(let module, let file?, let replace):
             let dump = try DumpFile.read(path: file)
-            guard let values = dump.modules[module] else {
-                let present = dump.modules.keys.sorted().joined(separator: ", ")
-                throw CLIFailure(
-                    .notFound,
-                    "\(file) has no module \(module) (it has: \(present.isEmpty ? "none" : present))"
-                )
-            }
+            // A file without the module would not change it when loaded, --replace or not (the daemon still says
+            // whether the module exists): the diff is empty.
+            let values = dump.modules[module]
             return try Self.load(
-                [module: values],
+                [module: values ?? [:]],
                 client: client,
                 dryRun: true,
-                replace: replace,
+                replace: replace && values != nil,
                 ifRevision: [:],
                 json: json,
                 style: style

@@ -83,10 +83,29 @@ public struct TransferPresenter: Sendable {
             do {
                 applied.append(try await presenter.load(request, caller: caller).module)
             } catch {
-                await view.display(failure: error)
+                // Modules are written one by one: say which ones were, so that a partial load is not mistaken
+                // for none.
+                await view.display(failure: Self.after(applied, error))
                 return
             }
         }
         await view.display(.load(LoadResultViewModel(modules: applied, problems: [], applied: true)))
+    }
+
+    /// `error`, its reason saying which modules were loaded before it (when some were).
+    package static func after(
+        _ applied: [ModuleLoadViewModel],
+        _ error: SettingsErrorViewModel
+    ) -> SettingsErrorViewModel {
+        guard !applied.isEmpty else { return error }
+        let loaded = applied.map { "\($0.module) (revision \($0.revision))" }.joined(separator: ", ")
+        let note = "; the modules before it in the file were loaded: \(loaded)"
+        switch error {
+        case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason + note)
+        case .permissionDenied(let module, let uid, let reason):
+            return .permissionDenied(module: module, uid: uid, reason: reason + note)
+        case .revisionMismatch, .noSuchModule, .noSuchKey, .invalidValue, .keyLocked, .syncUnavailable, .loadRefused:
+            return error
+        }
     }
 }
