@@ -28,7 +28,7 @@ extension SettingsCtl {
             Glibc.exit(failure.status.rawValue)
         } catch {
             let status = Self.exitStatus(for: error)
-            let message = Self.message(for: error)
+            let message = Self.usageHint(Self.message(for: error), arguments: arguments)
             if status == .success {
                 do {
                     if !message.isEmpty { try StandardStream.output.writeLine(message) }
@@ -41,7 +41,9 @@ extension SettingsCtl {
                 // error line, without its usage.
                 Self.usageFailure(status, message).emit(json: true)
             } else if !message.isEmpty {
-                StandardStream.error.write(message + "\n")
+                // One prefix for every failure: ArgumentParser's "Error: " becomes "settingsctl: ".
+                let text = message.hasPrefix("Error: ") ? "settingsctl: " + message.dropFirst("Error: ".count) : message
+                StandardStream.error.write(text + "\n")
             }
             Glibc.exit(status.rawValue)
         }
@@ -60,6 +62,19 @@ extension SettingsCtl {
             if code == .validationFailure { return .usage }
             return code.isSuccess ? .success : ExitStatus(rawValue: code.rawValue) ?? .failure
         }
+    }
+
+    /// `message` with a hint when an argument that begins with '-' was taken for an option, so that the value it
+    /// was meant to be is missing (`set KEY -x`): such a value goes after `--`.
+    package static func usageHint(_ message: String, arguments: [String]) -> String {
+        guard message.contains("Missing expected argument"),
+            let dashed = arguments.prefix(while: { $0 != "--" }).first(where: {
+                $0.hasPrefix("-") && !$0.hasPrefix("--") && Double($0) == nil
+            })
+        else { return message }
+        let lines = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let first = "\(lines[0]) ('\(dashed)' was read as an option: put -- before a value that begins with '-')"
+        return ([first] + lines.dropFirst().map(String.init)).joined(separator: "\n")
     }
 
     /// A usage error of ArgumentParser (`Error: Missing expected argument…` and the usage after it) as a failure:

@@ -229,6 +229,13 @@ def test_a_load_over_the_message_size_limit_says_so(daemon, tmp_path):
     assert check(support.run_settingsctl(["--socket", daemon.socket_path, "get", PORT]), OK).stdout == "3128\n"
 
 
+def test_usage_errors_have_the_same_prefix_and_a_dashed_value_gets_a_hint(daemon):
+    result = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", PORT, "-x"]), USAGE)
+    assert result.stderr.startswith("settingsctl: Missing expected argument"), result.stderr
+    assert "put -- before a value that begins with '-'" in result.stderr
+    assert not any(line.startswith("Error:") for line in result.stderr.splitlines())
+
+
 def test_help_and_version_exit_0():
     assert check(support.run_settingsctl(["--help"]), OK).stdout
     assert check(support.run_settingsctl(["--version"]), OK).stdout.strip()
