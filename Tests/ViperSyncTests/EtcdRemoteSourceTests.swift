@@ -237,3 +237,25 @@ struct EtcdRemoteSourceTests {
         }
     }
 }
+
+/// A member that answers a range read at once but trickles its body: the read fails at its timeout, however
+/// steadily bytes come, so that the source moves on (it was held for as long as the member trickled).
+@Suite("etcd gateway against a trickling member")
+struct EtcdTricklingMemberTests {
+    @Test func rangeFailsAtItsTimeout() async throws {
+        let server = try TricklingHTTPServer(interval: .milliseconds(100))
+        let gateway = EtcdGatewayClient(httpClient: .shared, maximumResponseSize: 1 << 20)
+        let endpoint = (host: "127.0.0.1", port: server.port)
+        let range = await #expect(throws: RemoteSyncError.self) {
+            try await gateway.range(
+                endpoint: endpoint,
+                key: Array("a".utf8),
+                rangeEnd: Array("b".utf8),
+                timeout: .seconds(1)
+            )
+        }
+        #expect("\(range.map { "\($0)" } ?? "")".contains("range: no complete response within"))
+        #expect(server.bytesSent > 0, "the body had begun")
+        withExtendedLifetime(server) {}
+    }
+}

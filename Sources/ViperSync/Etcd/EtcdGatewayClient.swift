@@ -33,8 +33,14 @@ struct EtcdGatewayClient: Sendable {
             "range_end": .string(EtcdBase64.encode(rangeEnd)),
         ]
         let request = Self.request(endpoint: endpoint, path: "/v3/kv/range", body: body)
-        let response = try await self.httpClient.execute(request, timeout: Self.timeAmount(timeout))
-        let bytes = try await response.body.collect(upTo: self.maximumResponseSize)
+        let limit = self.maximumResponseSize
+        let (response, bytes) = try await Self.exchange(
+            request,
+            within: timeout,
+            limit: limit,
+            what: "range",
+            self.httpClient
+        )
         let document = try Self.parse(Array(buffer: bytes), what: "range response")
         guard response.status == .ok else {
             throw RemoteSyncError.attempt("range: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
@@ -69,8 +75,13 @@ struct EtcdGatewayClient: Sendable {
             "count_only": true,
         ]
         let request = Self.request(endpoint: endpoint, path: "/v3/kv/range", body: body)
-        let response = try await self.httpClient.execute(request, timeout: Self.timeAmount(timeout))
-        let bytes = try await response.body.collect(upTo: 1 << 16)
+        let (response, bytes) = try await Self.exchange(
+            request,
+            within: timeout,
+            limit: 1 << 16,
+            what: "probe",
+            self.httpClient
+        )
         let document = try Self.parse(Array(buffer: bytes), what: "probe response")
         guard response.status == .ok else {
             throw RemoteSyncError.attempt("probe: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
@@ -204,6 +215,34 @@ struct EtcdGatewayClient: Sendable {
     }
 
     /// `duration` for NIO.
+    /// Sends `request` and reads its whole body (up to `limit` bytes) within `timeout`, from connecting to the last
+    /// byte: the client's own timeout ends with the response head, and a member trickling its body would hold the
+    /// read for as long as it trickles.
+    static func exchange(
+        _ request: HTTPClientRequest,
+        within timeout: Duration,
+        limit: Int,
+        what: String,
+        _ client: HTTPClient
+    ) async throws -> (HTTPClientResponse, ByteBuffer) {
+        try await withThrowingTaskGroup(of: (HTTPClientResponse, ByteBuffer)?.self) { group in
+            group.addTask {
+                let response = try await client.execute(request, timeout: Self.timeAmount(timeout))
+                return (response, try await response.body.collect(upTo: limit))
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            guard let exchanged = first else {
+                throw RemoteSyncError.attempt("\(what): no complete response within \(timeout)")
+            }
+            return exchanged
+        }
+    }
+
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
