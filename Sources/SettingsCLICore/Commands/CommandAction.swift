@@ -79,7 +79,11 @@ package enum CommandAction: Sendable, Hashable {
             try Self.failIfFailing(model.sync, output: text)
             return text
         case .sync:
-            let model = try Self.request(client, .sync, [:], as: SyncResultViewModel.self)
+            // A sync waits for the remote: for a poll already under way, then for its own fetch, each up to the
+            // daemon's remote-timeout (30 s by default). The daemon answering late is not the daemon unreachable.
+            var patient = client
+            patient.timeoutSeconds = max(client.timeoutSeconds, Self.syncTimeoutSeconds)
+            let model = try Self.request(patient, .sync, [:], as: SyncResultViewModel.self)
             let text = try Self.present(json, model) { StatusRenderer.render(model, style: style) }
             try Self.failIfFailing(model.sync, output: text)
             return text
@@ -173,6 +177,9 @@ package enum CommandAction: Sendable, Hashable {
     }
 
     /// Exit status 9 after the output when remote sync is failing, so that scripts and monitoring notice.
+    /// How long `sync` waits for the daemon's answer: two fetches of the default remote-timeout, and a margin.
+    package static let syncTimeoutSeconds = 90
+
     private static func failIfFailing(_ sync: SyncStatusViewModel, output: String) throws(CLIFailure) {
         guard sync.state == "failing" else { return }
         let reason = sync.lastError.map { ": \($0)" } ?? ""
