@@ -68,6 +68,47 @@ struct SyncInteractorTests {
         #expect(rejected.contains { $0.hasPrefix("network.proxy.x: no such key") })
     }
 
+    @Test("a rejected remote value is logged once, not with every document that still carries it; many are summed up")
+    func rejectionsLoggedOnce() async throws {
+        let lines = RecordingLogHandler.Lines()
+        let interactor = SyncInteractor(
+            source: nil,
+            recorder: self.recorder,
+            schemas: { [Fixtures.network] },
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            minimumInterval: .seconds(3600),
+            logger: RecordingLogHandler.logger(into: lines)
+        )
+        for _ in 0..<3 { await interactor.apply(self.snapshot(recommended: ["proxy.mode": "bogus"])) }
+        #expect(lines.count { $0.hasPrefix("remote value rejected: network.proxy.mode") } == 1)
+        var many: [String: JSONValue] = [:]
+        for index in 0..<100 { many["proxy.unknown\(index)"] = 1 }
+        await interactor.apply(self.snapshot(recommended: many))
+        #expect(lines.count { $0.hasPrefix("remote value rejected: network.proxy.unknown") } == 20)
+        #expect(lines.count { $0 == "80 more remote values rejected (settingsctl status lists them)" } == 1)
+        #expect(self.recorder.snapshot.rejected.count == 100, "status lists them all")
+    }
+
+    @Test("a remote layer that changes under a local value that still wins is no audit entry; a lock is one")
+    func auditOnlyWhatUsersSee() async throws {
+        let lines = RecordingLogHandler.Lines()
+        let interactor = SyncInteractor(
+            source: nil,
+            recorder: self.recorder,
+            schemas: { [Fixtures.network] },
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            minimumInterval: .seconds(3600),
+            logger: RecordingLogHandler.logger(into: lines)
+        )
+        _ = try await self.settings.set(path: "proxy.mode", input: .text("manual"), caller: Fixtures.root)
+        await interactor.apply(self.snapshot(recommended: ["proxy.mode": "none"]))
+        #expect(lines.count { $0.contains("changed from") } == 0, "\(lines.all.map(\.message))")
+        await interactor.apply(self.snapshot(mandatory: ["proxy.mode": "manual"]))
+        #expect(lines.count { $0.hasPrefix("network.proxy.mode changed from") } == 1, "the value is now locked")
+    }
+
     @Test("a key removed remotely removes that layer value; an unknown module is reported")
     func removal() async throws {
         let interactor = self.interactor

@@ -26,12 +26,26 @@ extension SyncInteractor {
                 rejected.append("\(schema.name): not stored: \(error)")
             }
         }
-        for entry in rejected {
+        // Logged when first rejected, not again with every document or event that still carries it (a poll every
+        // few seconds, an etcd event per key), and at most `rejectionLogLimit` lines at once: the remote decides
+        // how many there are. `settingsctl status` lists them all.
+        let before = Set(self.recorder.snapshot.rejected)
+        let new = rejected.filter { !before.contains($0) }
+        for entry in new.prefix(Self.rejectionLogLimit) {
             self.logger.warning("remote value rejected: \(entry)", metadata: ["revision": "\(snapshot.revision)"])
+        }
+        if new.count > Self.rejectionLogLimit {
+            self.logger.warning(
+                "\(new.count - Self.rejectionLogLimit) more remote values rejected (settingsctl status lists them)",
+                metadata: ["revision": "\(snapshot.revision)"]
+            )
         }
         self.recorder.rejected(rejected)
         await self.countValuesInForce()
     }
+
+    /// The most rejected remote values logged one by one for one document.
+    static let rejectionLogLimit = 20
 
     private func apply(
         _ raw: RemoteModuleValues,
@@ -106,6 +120,9 @@ extension SyncInteractor {
                     if $0.keys.count > 10_000 { $0.keys.removeFirst($0.keys.count - 10_000) }
                 }
             }
+            // An audit entry is a change users see: the effective value, or whether the fleet locks it. A layer
+            // that changed under a value that still wins (a recommended value below a local one) is none.
+            guard old.value != new.value || old.isLocked != new.isLocked else { continue }
             self.logger.notice(
                 "\(new.key) changed from \(old.value.logText()) to \(new.value.logText())",
                 metadata: [
