@@ -134,6 +134,23 @@ struct HTTPRemoteSourceTests {
         }
     }
 
+    @Test("over HTTPS, a redirect to plain HTTP is refused: nothing is applied")
+    func httpsDowngrade() async throws {
+        let nginx = try await NginxServer(tls: true)
+        try nginx.write(Self.first, to: "fleet.json")
+        let url = "\(try #require(nginx.tlsBaseURL))/to-http"
+        try await HTTPSourceHarness.run(Self.configuration(url, caFile: nginx.caFile)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(harness.status.snapshot.state == .failing)
+            let error = try #require(harness.status.snapshot.lastError)
+            #expect(
+                error.hasPrefix("\(url) redirected to \(nginx.baseURL)/fleet.json, plain HTTP: refused"),
+                "\(error)"
+            )
+        }
+    }
+
     @Test("over HTTPS without the CA file, a certificate from an unknown CA is a failure; nothing is applied")
     func httpsWithoutCAFile() async throws {
         let nginx = try await NginxServer(tls: true)
@@ -176,6 +193,21 @@ struct HTTPRemoteSourceTests {
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             #expect(harness.status.snapshot.lastError == "HTTP 500 from \(url)")
+        }
+    }
+
+    @Test("a 304 to a request that was not conditional is a failure, not a success with no document")
+    func unconditionalNotModified() async throws {
+        let nginx = try await NginxServer()
+        let url = "\(nginx.baseURL)/304"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(harness.status.snapshot.state == .failing)
+            #expect(
+                harness.status.snapshot.lastError
+                    == "HTTP 304 (not modified) from \(url) to a request that was not conditional"
+            )
         }
     }
 

@@ -3,8 +3,9 @@ import Glibc
 
 /// A real nginx on a free loopback port, serving a temporary document root, for tests.
 ///
-/// The configuration adds `location = /500 { return 500; }` and a `/secure/` tree that answers 401 unless the
-/// request carries `Authorization: Bearer s3cret`. The access log records `STATUS URI` per request. With `tls`,
+/// The configuration adds `location = /500 { return 500; }`, `location = /304 { return 304; }`, on HTTPS
+/// `location = /to-http` (a redirect to `/fleet.json` over plain HTTP) and a `/secure/` tree that answers 401
+/// unless the request carries `Authorization: Bearer s3cret`. The access log records `STATUS URI` per request. With `tls`,
 /// the same root is also served over HTTPS on ``tlsPort``, with a certificate signed by a test CA for
 /// `tlsSubjectAltName` (by default 127.0.0.1).
 final class NginxServer {
@@ -89,6 +90,7 @@ final class NginxServer {
                         ssl_certificate \(authority.serverCertificate);
                         ssl_certificate_key \(authority.serverKey);
                         root \(root);
+                        location = /to-http { return 302 http://127.0.0.1:\(port)/fleet.json; }
                     }
                 """
         }
@@ -112,6 +114,7 @@ final class NginxServer {
                     listen 127.0.0.1:\(port);
                     root \(root);
                     location = /500 { return 500; }
+                    location = /304 { return 304; }
                     location /secure/ {
                         if ($http_authorization != "Bearer s3cret") { return 401; }
                     }

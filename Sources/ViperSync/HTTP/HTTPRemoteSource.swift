@@ -219,9 +219,22 @@ public final class HTTPRemoteSource: RemoteSource {
         let deadline = NIODeadline.now() + .nanoseconds(HTTPUnixTime.nanoseconds(configuration.requestTimeout))
         do {
             let response = try await self.httpClient.execute(request, deadline: deadline, logger: self.logger)
+            // A document that can lock keys must come over TLS all the way: a redirect to plain HTTP is refused.
+            if url.lowercased().hasPrefix("https:"),
+                let plain = response.history.first(where: { $0.request.url.lowercased().hasPrefix("http:") })
+            {
+                throw RemoteSyncError.attempt(
+                    "\(url) redirected to \(plain.request.url), plain HTTP: refused (the document must come over TLS)"
+                )
+            }
             switch response.status.code {
-            case 304:
+            case 304 where request.headers.contains(name: "If-None-Match"):
                 return .notModified
+            case 304:
+                // Not modified since what? Nothing was asked conditionally: a broken server or proxy, not a success.
+                throw RemoteSyncError.attempt(
+                    "HTTP 304 (not modified) from \(url) to a request that was not conditional"
+                )
             case 200:
                 let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
                 let etag = response.headers.first(name: "ETag")
