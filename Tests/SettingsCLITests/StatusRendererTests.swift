@@ -24,4 +24,20 @@ struct StatusRendererTests {
         let never = Self.status(SyncStatusViewModel(state: "failing", source: "https://h/d.json"))
         #expect(never.contains("last success: never"), "\(never)")
     }
+
+    @Test("no value in force: a source that names none is told apart from one whose values were all rejected")
+    func nothingInForce() {
+        let none = Self.status(SyncStatusViewModel(state: "ok", source: "https://h/d.json", lastSuccess: 999))
+        #expect(none.contains("(the source names no key of a module served: check its URL or key prefix)"))
+        let rejected = Self.status(
+            SyncStatusViewModel(
+                state: "ok",
+                source: "https://h/d.json",
+                lastSuccess: 999,
+                rejected: ["network.proxy.port: must be within 1..65535 (mandatory)"]
+            )
+        )
+        #expect(rejected.contains("(every value the source names was rejected: see below)"), "\(rejected)")
+        #expect(rejected.contains("network.proxy.port: must be within 1..65535 (mandatory)"))
+    }
 }

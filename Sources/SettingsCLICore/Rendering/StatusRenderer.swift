@@ -49,7 +49,10 @@ package enum StatusRenderer {
         }
         var inForce = "\(sync.recommendedInForce) recommended, \(sync.mandatoryInForce) mandatory"
         if sync.state == "ok" && sync.recommendedInForce == 0 && sync.mandatoryInForce == 0 {
-            inForce += " (the source names no key of a module served: check its URL or key prefix)"
+            inForce +=
+                sync.rejected.isEmpty
+                ? " (the source names no key of a module served: check its URL or key prefix)"
+                : " (every value the source names was rejected: see below)"
         }
         rows.append(("in force", inForce))
         if !sync.rejected.isEmpty { rows.append(("rejected", "\(sync.rejected.count) remote value(s)")) }
