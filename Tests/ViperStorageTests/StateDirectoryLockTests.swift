@@ -28,4 +28,16 @@ struct StateDirectoryLockTests {
         try Files.write("not a directory", to: path)
         #expect(try StateDirectoryLock.acquire(path) == nil)
     }
+
+    @Test("a state directory that cannot be created is an error at start, naming it: not created later, unlocked")
+    func cannotCreate() throws {
+        let parent = self.scratch.file("parent")
+        try Files.write("a file, not a directory", to: parent)
+        let path = parent + "/state"
+        let refused = #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }
+        #expect(
+            refused?.message.hasPrefix("cannot create the state directory \(path): ") == true,
+            "\(String(describing: refused))"
+        )
+    }
 }

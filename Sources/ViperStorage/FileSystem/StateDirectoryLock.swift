@@ -17,13 +17,17 @@ public final class StateDirectoryLock: Sendable {
 
     /// Locks the directory at `path`, creating it when missing.
     ///
-    /// Returns `nil` when the directory cannot be created or opened (it is a file, or a parent is not writable): the
-    /// repository reports that, and refuses writes, as it would without the lock. Throws when another process holds
-    /// the lock.
+    /// Returns `nil` when something that is not a directory is in the way (a file): the repository reports that,
+    /// and refuses writes, as it would without the lock. Throws when the directory cannot be created (a parent
+    /// that is not writable: the daemon would otherwise create it at its first write, later, without the lock) and
+    /// when another process holds the lock.
     public static func acquire(_ path: String) throws(StorageError) -> StateDirectoryLock? {
         do {
             try FileOperations.createDirectory(path)
         } catch {
+            guard FileOperations.kind(path) != nil else {
+                throw StorageError("cannot create the state directory \(path): \(error.message)", errno: error.errno)
+            }
             return nil
         }
         do throws(DirectoryLock.Failure) {
