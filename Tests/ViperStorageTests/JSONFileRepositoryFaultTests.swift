@@ -100,14 +100,16 @@ struct JSONFileRepositoryFaultTests {
             #"{"format": 1, "module": "network", "revision": 7, "local": {}}"#,
             to: self.scratch.file("network.json")
         )
-        // A stale record (from before the snapshot) must not take the revision back.
+        // A stale record (from before the snapshot) must not take the revision back; nor may a record whose
+        // revision is below the one before it (the journal is set aside from there, the module goes on above).
         try Files.write(
             journalLine(revision: 3, set: ["proxy.port": 3]) + journalLine(revision: 8, set: ["proxy.mode": "auto"])
                 + journalLine(revision: 5, remove: ["proxy.mode"]),
             to: self.scratch.file("network.journal")
         )
         let state = try await makeRepository(self.scratch.path).state(of: "network")
-        #expect(state.revision == 8)
+        #expect(state.revision >= 8)
+        #expect(state.local["proxy.mode"] == .string("auto"))
     }
 
     @Test("a write failure is retried on the next write, logged once, and its recovery logged")

@@ -141,16 +141,30 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(reopened == ModuleState(revision: 3, local: ["proxy.port": .int(3)]))
     }
 
-    @Test("an unparsable last journal line is dropped and cut off")
+    @Test("an unparsable last journal line that has its newline was a complete append: set aside, never reused")
     func unparsableLastLine() async throws {
         let good = journalLine(revision: 1, set: ["proxy.port": 1])
-        try Files.write(good + "\u{0}\u{0}\u{0}garbage\n", to: self.scratch.file("network.journal"))
+        // A whole line (the writer ends each record with its newline in the same write), mangled since: what it
+        // held was acknowledged, so its revision (2, still readable) is not given to another state.
+        let journal = good + #"{"revision": 2, "set": [oops]}"# + "\n"
+        try Files.write(journal, to: self.scratch.file("network.journal"))
         let recorder = LogRecorder()
         let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
-        #expect(state == ModuleState(revision: 1, local: ["proxy.port": .int(1)]))
-        #expect(try Files.read(self.scratch.file("network.journal")) == good)
-        #expect(recorder.messages(at: .warning).count == 1)
-        #expect(recorder.messages(at: .error).isEmpty)
+        #expect(state == ModuleState(revision: 3, local: ["proxy.port": .int(1)]))
+        #expect(try Files.read(self.scratch.file("network.journal.corrupt-\(testTimestamp)")) == journal)
+        #expect(recorder.messages(at: .error).count == 1)
+    }
+
+    @Test("a journal whose revision goes back is corrupt from that line: set aside, the module goes on above")
+    func revisionGoingBack() async throws {
+        let journal =
+            journalLine(revision: 4, set: ["proxy.port": 4]) + journalLine(revision: 6, set: ["proxy.port": 6])
+            + journalLine(revision: 2, set: ["proxy.port": 2])
+        try Files.write(journal, to: self.scratch.file("network.journal"))
+        let state = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(state.local == ["proxy.port": .int(6)])
+        #expect(state.revision == 7, "above every revision the journal shows")
+        #expect(Files.exists(self.scratch.file("network.journal.corrupt-\(testTimestamp)")))
     }
 
     @Test("a corrupt line in the middle keeps the records before it, moves the journal aside, writes a snapshot")

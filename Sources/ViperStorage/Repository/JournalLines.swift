@@ -1,4 +1,8 @@
 /// A journal's bytes split into the good records up to the first bad line, and that line.
+///
+/// Only a last line without its newline is a torn append (the writer ends every record with one, in the same
+/// write): a complete line that does not parse, or whose revision is below the one before it, held something
+/// once, and is corrupt.
 struct JournalLines {
     struct BadLine {
         /// 1-based.
@@ -6,7 +10,7 @@ struct JournalLines {
         /// Where the line starts in the file.
         var offset: Int
         var reason: String
-        /// Whether nothing but this line follows the good records (a torn append).
+        /// Whether the line is a torn append: the last, without its newline.
         var isLast: Bool
     }
 
@@ -28,9 +32,21 @@ struct JournalLines {
             }
             if !text.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
                 do {
-                    self.records.append(try JournalRecord(decoding: text))
+                    let record = try JournalRecord(decoding: text)
+                    // Equal is allowed: a change of a local value that changes no effective value keeps the revision.
+                    if let previous = self.records.last?.change.revision, record.change.revision < previous {
+                        self.bad = BadLine(
+                            line: number,
+                            offset: start,
+                            reason:
+                                "revision \(record.change.revision) after revision \(previous): revisions never go back",
+                            isLast: false
+                        )
+                        return
+                    }
+                    self.records.append(record)
                 } catch {
-                    self.bad = BadLine(line: number, offset: start, reason: error.reason, isLast: next == bytes.count)
+                    self.bad = BadLine(line: number, offset: start, reason: error.reason, isLast: false)
                     return
                 }
             }

@@ -22,10 +22,11 @@ struct LoadedModule: Sendable {
 ///   its snapshot) and refuses writes with that error.
 /// - A snapshot that does not parse, has the wrong shape or names another module is moved aside to
 ///   `NAME.json.corrupt-TIMESTAMP`; the module starts empty, then the journal is replayed.
-/// - A torn last journal line (no newline, or not parsable) is dropped and the file cut after the last good line:
-///   it is an append that never completed, so never acknowledged.
-/// - An unparsable line before the last: the records before it are kept, written as a fresh snapshot, and the
-///   journal is moved aside to `NAME.journal.corrupt-TIMESTAMP`.
+/// - A torn last journal line (no newline) is dropped and the file cut after the last good line: it is an append
+///   that never completed, so never acknowledged.
+/// - Any other bad line (unparsable, or a revision below the line's before it), the last one included: the records
+///   before it are kept, written as a fresh snapshot, and the journal is moved aside to
+///   `NAME.journal.corrupt-TIMESTAMP`.
 /// - Stored values that are not valid setting values are skipped; values that break the module's schema are kept
 ///   (the schema may change back) but each is logged (see ``StoredValueCheck``).
 /// - The remote file `NAME.remote.json` gives the recommended and mandatory layers; when it does not parse, has the
