@@ -206,7 +206,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         } catch let failure as SettingsFailure {
             throw failure
         } catch {
-            self.logger.error("could not store a change", metadata: ["error": "\(error)"])
+            // The Repository logs a storage failure once, and its recovery: a line per refused write would flood
+            // the log while the disk stays full.
+            self.logger.debug("could not store a change", metadata: ["error": "\(error)"])
             throw .storageFailure(module: self.schema.name, reason: "\(error)")
         }
     }
