@@ -29,6 +29,15 @@ struct StatusRendererTests {
     func nothingInForce() {
         let none = Self.status(SyncStatusViewModel(state: "ok", source: "https://h/d.json", lastSuccess: 999))
         #expect(none.contains("(the source names no key of a module served: check its URL or key prefix)"))
+        let unknown = Self.status(
+            SyncStatusViewModel(
+                state: "ok",
+                source: "https://h/d.json",
+                lastSuccess: 999,
+                rejected: ["nosuch: no such module", "network.nokey: no such key (recommended)"]
+            )
+        )
+        #expect(unknown.contains("(the source names no key of a module served: check its URL or key prefix)"))
         let rejected = Self.status(
             SyncStatusViewModel(
                 state: "ok",

@@ -49,8 +49,10 @@ package enum StatusRenderer {
         }
         var inForce = "\(sync.recommendedInForce) recommended, \(sync.mandatoryInForce) mandatory"
         if sync.state == "ok" && sync.recommendedInForce == 0 && sync.mandatoryInForce == 0 {
+            // Values for keys the schemas have, all refused, are told apart from keys that are none of theirs.
+            let unknown = sync.rejected.allSatisfy { $0.contains(": no such module") || $0.contains(": no such key") }
             inForce +=
-                sync.rejected.isEmpty
+                unknown
                 ? " (the source names no key of a module served: check its URL or key prefix)"
                 : " (every value the source names was rejected: see below)"
         }

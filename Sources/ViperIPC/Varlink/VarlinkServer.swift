@@ -153,10 +153,16 @@ public final class VarlinkServer: Service, Sendable {
         case .path(let path):
             // Bound under a staging name and renamed into place once open to everyone.
             var socketFile = try VarlinkSocketFile.prepare(path: path)
-            let listener = try await configured.bind(
-                unixDomainSocketPath: socketFile.bindPath,
-                childChannelInitializer: initializer
-            )
+            let listener: NIOAsyncChannel<AcceptedConnection, Never>
+            do {
+                listener = try await configured.bind(
+                    unixDomainSocketPath: socketFile.bindPath,
+                    childChannelInitializer: initializer
+                )
+            } catch let error as IOError {
+                // NIO's text names its own function, not the path: "bind(descriptor:ptr:bytes:): Permission denied".
+                throw VarlinkServerError.socketPathFailure(path: path, operation: "bind", errno: error.errnoCode)
+            }
             do {
                 try socketFile.publish()
             } catch {
