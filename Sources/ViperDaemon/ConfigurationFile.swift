@@ -34,7 +34,9 @@ public struct ConfigurationFile: Sendable, Equatable {
         self.path = path
         self.values = [:]
         var lineOfKey: [String: Int] = [:]
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        // A byte order mark some editors write is not part of the first key.
+        let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        let lines = body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             let line = rawLine.trimmingWhitespace()

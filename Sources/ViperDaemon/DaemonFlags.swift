@@ -32,8 +32,10 @@ struct DaemonFlags: Sendable {
         )
         if let text = self.logLevel ?? file?.values["log-level"] {
             guard let level = Logger.Level(rawValue: text) else {
+                // Where it was given: the flag, or the file's key.
+                let origin = self.logLevel != nil ? "--log-level" : "\(file?.path ?? ""): log-level"
                 throw ConfigurationError(
-                    "log level '\(text)' is not one of trace, debug, info, notice, warning, error, critical"
+                    "\(origin): log level '\(text)' is not one of trace, debug, info, notice, warning, error, critical"
                 )
             }
             configuration.logLevel = level

@@ -43,6 +43,11 @@ struct ConfigurationFileTests {
         )
     }
 
+    @Test("a byte order mark at the start of the file is not part of the first key")
+    func byteOrderMark() throws {
+        #expect(try Self.parse("\u{FEFF}modules-dir = /m\nsocket = /s\n") == ["modules-dir": "/m", "socket": "/s"])
+    }
+
     @Test("an unknown key is an error naming the file, the line, the key and the known keys")
     func unknownKey() throws {
         let message = try #require(Self.error("log-level = info\nlog_level = debug\n"))

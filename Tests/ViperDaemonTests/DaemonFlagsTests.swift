@@ -31,6 +31,19 @@ struct DaemonFlagsTests {
         remote-poll-interval = 5
         """
 
+    @Test("a log level that is none names where it was given: the file's key, or the flag")
+    func badLogLevel() throws {
+        let path = try Self.configurationFile("log-level = verbose\n")
+        let fromFile = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect("\(fromFile.map { "\($0)" } ?? "")".contains("\(path): log-level: log level 'verbose' is not one of"))
+        let fromFlag = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path, logLevel: "loud").resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect("\(fromFlag.map { "\($0)" } ?? "")".contains("--log-level: log level 'loud' is not one of"))
+    }
+
     @Test("every value of the file is used when no flag is given")
     func fileOnly() throws {
         let path = try Self.configurationFile(Self.fullFile)
