@@ -185,11 +185,16 @@ let package = Package(
             swiftSettings: strict
         ),
         // Helpers every test target may use: temporary directories, a NOTIFY_SOCKET stand-in, the environment.
-        .target(name: "ViperTestSupport", path: "Tests/ViperTestSupport", swiftSettings: strict),
+        .target(
+            name: "ViperTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/ViperTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(name: "SettingsAPITests", dependencies: ["SettingsAPI"], swiftSettings: strict),
         .testTarget(
             name: "ViperSettingsTests",
-            dependencies: ["ViperSettings", "ViperSettingsTesting", "SettingsAPI"],
+            dependencies: ["ViperSettings", "ViperSettingsTesting", "SettingsAPI", "ViperTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

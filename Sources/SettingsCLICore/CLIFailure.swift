@@ -57,12 +57,10 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     package var report: String {
         var text = "settingsctl: "
         for scalar in self.message.unicodeScalars {
-            switch scalar.value {
-            case 0x0A, 0x09: text.unicodeScalars.append(scalar)
-            case 0..<0x20, 0x7F...0x9F:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+            if scalar != "\n", scalar != "\t", let escaped = QuotedText.escaped(scalar) {
+                text += escaped
+            } else {
+                text.unicodeScalars.append(scalar)
             }
         }
         return text

@@ -3,6 +3,7 @@ import SettingsAPI
 import Synchronization
 import Testing
 import ViperSettings
+import ViperTestSupport
 
 @Suite("Sync Interactor, over the in-memory Repository")
 struct SyncInteractorTests {
@@ -11,7 +12,11 @@ struct SyncInteractorTests {
 
     var interactor: SyncInteractor { self.interactor(source: nil) }
 
-    func interactor(source: (any RemoteSource)?, minimumInterval: Duration = .seconds(3600)) -> SyncInteractor {
+    func interactor(
+        source: (any RemoteSource)?,
+        minimumInterval: Duration = .seconds(3600),
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) -> SyncInteractor {
         SyncInteractor(
             source: source,
             recorder: self.recorder,
@@ -19,7 +24,7 @@ struct SyncInteractorTests {
             repository: self.repository,
             accounts: FakeAccounts(),
             minimumInterval: minimumInterval,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: logger
         )
     }
 
@@ -70,16 +75,8 @@ struct SyncInteractorTests {
 
     @Test("a rejected remote value is logged once, not with every document that still carries it; many are summed up")
     func rejectionsLoggedOnce() async throws {
-        let lines = RecordingLogHandler.Lines()
-        let interactor = SyncInteractor(
-            source: nil,
-            recorder: self.recorder,
-            schemas: { [Fixtures.network] },
-            repository: self.repository,
-            accounts: FakeAccounts(),
-            minimumInterval: .seconds(3600),
-            logger: RecordingLogHandler.logger(into: lines)
-        )
+        let lines = LogRecorder()
+        let interactor = self.interactor(source: nil, logger: lines.logger)
         for _ in 0..<3 { await interactor.apply(self.snapshot(recommended: ["proxy.mode": "bogus"])) }
         #expect(lines.count { $0.hasPrefix("remote value rejected: network.proxy.mode") } == 1)
         var many: [String: JSONValue] = [:]
@@ -92,19 +89,11 @@ struct SyncInteractorTests {
 
     @Test("a remote layer that changes under a local value that still wins is no audit entry; a lock is one")
     func auditOnlyWhatUsersSee() async throws {
-        let lines = RecordingLogHandler.Lines()
-        let interactor = SyncInteractor(
-            source: nil,
-            recorder: self.recorder,
-            schemas: { [Fixtures.network] },
-            repository: self.repository,
-            accounts: FakeAccounts(),
-            minimumInterval: .seconds(3600),
-            logger: RecordingLogHandler.logger(into: lines)
-        )
+        let lines = LogRecorder()
+        let interactor = self.interactor(source: nil, logger: lines.logger)
         _ = try await self.settings.set(path: "proxy.mode", input: .text("manual"), caller: Fixtures.root)
         await interactor.apply(self.snapshot(recommended: ["proxy.mode": "none"]))
-        #expect(lines.count { $0.contains("changed from") } == 0, "\(lines.all.map(\.message))")
+        #expect(lines.count { $0.contains("changed from") } == 0, "\(lines.entries.map(\.message))")
         await interactor.apply(self.snapshot(mandatory: ["proxy.mode": "manual"]))
         #expect(lines.count { $0.hasPrefix("network.proxy.mode changed from") } == 1, "the value is now locked")
     }

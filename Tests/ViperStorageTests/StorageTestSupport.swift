@@ -31,48 +31,6 @@ final class Scratch: Sendable {
     func file(_ name: String) -> String { "\(self.path)/\(name)" }
 }
 
-/// Collects log entries, for assertions.
-final class LogRecorder: Sendable {
-    struct Entry: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    private let storage = Mutex<[Entry]>([])
-
-    var entries: [Entry] { self.storage.withLock { $0 } }
-
-    func append(_ entry: Entry) {
-        self.storage.withLock { $0.append(entry) }
-    }
-
-    /// A logger writing here.
-    var logger: Logger {
-        Logger(label: "viper-storage-tests") { _ in RecordingLogHandler(recorder: self) }
-    }
-
-    func messages(at level: Logger.Level) -> [String] {
-        self.entries.filter { $0.level == level }.map(\.message)
-    }
-}
-
-struct RecordingLogHandler: LogHandler {
-    let recorder: LogRecorder
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { self.metadata[key] }
-        set { self.metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = self.metadata.merging(event.metadata ?? [:]) { _, new in new }
-        self.recorder.append(.init(level: event.level, message: "\(event.message)", metadata: merged))
-    }
-}
-
 /// The fixed time stamp of files moved aside in tests.
 let testTimestamp = "20250102T030405Z"
 

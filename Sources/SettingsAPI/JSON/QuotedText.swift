@@ -22,13 +22,27 @@ package enum QuotedText {
                 case 0x0A: quoted += "\\n"
                 case 0x09: quoted += "\\t"
                 case 0x0D: quoted += "\\r"
-                case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029:
-                    let hex = String(scalar.value, radix: 16)
-                    quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: quoted.unicodeScalars.append(scalar)
+                default:
+                    if let escaped = Self.escaped(scalar) {
+                        quoted += escaped
+                    } else {
+                        quoted.unicodeScalars.append(scalar)
+                    }
                 }
             }
         }
         return quoted + "\""
+    }
+
+    /// `\uXXXX` for a control character (C0, DEL, C1, the line and paragraph separators), which a terminal would
+    /// act on; `nil` for any other character.
+    package static func escaped(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029:
+            let hex = String(scalar.value, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default:
+            return nil
+        }
     }
 }
