@@ -176,7 +176,13 @@ let package = Package(
         .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: strict),
         .executableTarget(name: "settings-bench", dependencies: ["SettingsBench"], swiftSettings: strict),
         .executableTarget(name: "viper-settings-apply", dependencies: ["ViperApply"], swiftSettings: strict),
-        .executableTarget(name: "settingsctl", dependencies: ["SettingsCLICore"], swiftSettings: strict),
+        // settingsctl takes its arguments from the C library's initializers (see StartupArguments.c).
+        .target(name: "CStartupArguments"),
+        .executableTarget(
+            name: "settingsctl",
+            dependencies: ["SettingsCLICore", "CStartupArguments"],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "settingsctl-full", dependencies: ["SettingsCLI"], swiftSettings: strict),
         // The Repository conformance suite every implementation passes.
         .target(
