@@ -8,7 +8,7 @@ public struct ResolvedSetting: Sendable, Hashable {
     public var key: SettingKey
     public var item: ItemSchema
     /// The value of each layer that holds one (and fits the schema), the default always.
-    public var layers: [Layer: SettingValue]
+    public var layers: LayerValues
     /// The strongest layer holding a value.
     public var winner: Layer
 
@@ -26,7 +26,8 @@ public struct ResolvedSetting: Sendable, Hashable {
         self.item = item
         let path = self.key.path
         // Weakest first: the last layer holding a valid value wins.
-        var layers: [Layer: SettingValue] = [.default: item.defaultValue]
+        var layers = LayerValues()
+        layers[.default] = item.defaultValue
         var winner = Layer.default
         func take(_ layer: Layer, from stored: [String: SettingValue]) {
             if let value = stored[path], let valid = try? item.type.checked(value) {

@@ -51,9 +51,11 @@ public struct SettingChange: Sendable, Hashable {
         from before: ModuleState,
         to after: ModuleState
     ) -> [Self] {
-        Set(paths).sorted().compactMap { path in
-            guard let item = schema.item(at: path) else { return nil }
-            let section = String(path.prefix { $0 != "." })
+        // A set changes one key: no set to build and sort for it.
+        var unique = Array(paths)
+        if unique.count > 1 { unique = Set(unique).sorted() }
+        return unique.compactMap { path in
+            guard let (section, item) = schema.entry(at: path) else { return nil }
             return SettingChange(
                 from: ResolvedSetting(module: schema.name, sectionID: section, item: item, state: before),
                 to: ResolvedSetting(module: schema.name, sectionID: section, item: item, state: after)
