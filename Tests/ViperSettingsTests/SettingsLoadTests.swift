@@ -2,6 +2,7 @@ import Logging
 import SettingsAPI
 import Testing
 import ViperSettings
+import ViperTestSupport
 
 /// Load and dump in the Settings Interactor, over the in-memory Repository; and the Transfer Presenter that makes a
 /// load all or nothing across modules.
@@ -132,6 +133,53 @@ struct SettingsLoadTests {
         #expect(try await self.repository.state(of: "network").local == ["proxy.mode": .string("manual")])
         #expect(outcome.revision == 5)
         #expect(Set(outcome.changes.map(\.after.key.path)) == ["proxy.mode", "proxy.port", "dns.cache"])
+    }
+
+    @Test("replace keeps a stored value the schema does not accept now, or of a key it no longer has: not in a dump")
+    func replaceKeepsHiddenValues() async throws {
+        let repository = InMemorySettingsRepository(
+            states: [
+                "network": ModuleState(
+                    revision: 4,
+                    local: ["proxy.port": .int(99_999), "proxy.gone": .int(1), "dns.cache": .bool(false)]
+                )
+            ]
+        )
+        let lines = LogRecorder()
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: lines.logger
+        )
+        let dump = try await interactor.dump()
+        #expect(dump.local == ["dns.cache": .bool(false)], "a dump holds only the values in effect")
+        let values = dump.local.mapValues(\.json)
+        let preview = try await interactor.load(
+            LoadRequest(values: values, replace: true, mode: .preview),
+            caller: Fixtures.root
+        )
+        #expect(preview.changes.isEmpty)
+        let outcome = try await interactor.load(
+            LoadRequest(values: values, replace: true, mode: .apply),
+            caller: Fixtures.root
+        )
+        #expect(outcome.changes.isEmpty && outcome.revision == 4)
+        #expect(
+            try await repository.state(of: "network").local.keys.sorted() == ["dns.cache", "proxy.gone", "proxy.port"]
+        )
+        _ = try await interactor.load(LoadRequest(values: [:], replace: true, mode: .apply), caller: Fixtures.root)
+        #expect(try await repository.state(of: "network").local.keys.sorted() == ["proxy.gone", "proxy.port"])
+        #expect(lines.count { $0.contains("removed its stored local value") } == 0)
+        // A reset of the module removes them too, as asked, and says so: they were not in effect, so no value changed.
+        _ = try await interactor.reset(path: nil, caller: Fixtures.root)
+        #expect(try await repository.state(of: "network").local.isEmpty)
+        #expect(
+            lines.messages(at: .notice).filter { $0.contains("removed its stored") }.sorted() == [
+                "network.proxy.gone: removed its stored local value 1, which was not in effect (the schema does not accept it)",
+                "network.proxy.port: removed its stored local value 99999, which was not in effect (the schema does not accept it)",
+            ]
+        )
     }
 
     @Test("dump gives the local values; the Transfer Presenter refuses a load naming an unknown module")

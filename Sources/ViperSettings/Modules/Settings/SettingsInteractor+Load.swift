@@ -83,7 +83,10 @@ extension SettingsInteractor {
             }
             set[path] = value
         }
-        var remove = replace ? Set(state.local.keys.filter { values[$0] == nil }) : []
+        // Only values in effect are replaced: a stored value the schema does not accept now (or of a key it no
+        // longer has) is not in a dump, so a file cannot mean to remove it; it comes back if the schema does.
+        var remove =
+            replace ? Set(state.local.keys.filter { values[$0] == nil && Self.accepts(schema, $0, state.local) }) : []
         // Removing a locked key's local value is refused as setting it is: it comes back when the lock lifts.
         for setting in Self.locked(among: remove.sorted(), schema: schema, state: state) {
             locked.append(.keyLocked(key: setting.key.description, layer: setting.winner))
@@ -91,6 +94,12 @@ extension SettingsInteractor {
         }
         guard !set.isEmpty || !remove.isEmpty else { return (nil, locked) }
         return (LocalChange(set: set, remove: remove, revision: state.revision), locked)
+    }
+
+    /// Whether `schema` has the key at `path` and accepts its value in `stored`.
+    static func accepts(_ schema: ModuleSchema, _ path: String, _ stored: [String: SettingValue]) -> Bool {
+        guard let value = stored[path], let item = schema.item(at: path) else { return false }
+        return (try? item.type.checked(value)) != nil
     }
 
     /// The outcome between two states: every key of the schema whose local value differs. For a preview, `after`

@@ -117,7 +117,10 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             )
         }
         let changed = before != after
-        if changed { self.audit(pairs.filter { $0.0.layers != $0.1.layers }, caller: caller) }
+        if changed {
+            self.audit(pairs.filter { $0.0.layers != $0.1.layers }, caller: caller)
+            self.auditHidden(removed: before.local.filter { after.local[$0.key] == nil }, caller: caller)
+        }
         return ResetOutcome(after: pairs.map(\.1), changed: changed, revision: after.revision)
     }
 
@@ -210,6 +213,28 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             // the log while the disk stays full.
             self.logger.debug("could not store a change", metadata: ["error": "\(error)"])
             throw .storageFailure(module: self.schema.name, reason: "\(error)")
+        }
+    }
+
+    /// Audits the removed local values that were not in effect (the schema does not accept them now, or no longer
+    /// has their key): no effective value changed, but a value that would have come back with the schema is gone.
+    func auditHidden(removed: [String: SettingValue], caller: Caller) {
+        guard self.logger.logLevel <= .notice else { return }
+        for (path, value) in removed.sorted(by: { $0.key < $1.key })
+        where !Self.accepts(self.schema, path, removed) {
+            let key = "\(self.schema.name).\(path)"
+            let old = value.logText()
+            self.logger.notice(
+                "\(key): removed its stored local value \(old), which was not in effect (the schema does not accept it)",
+                metadata: [
+                    "key": "\(key)",
+                    "old_value": "\(old)",
+                    "layer": "\(Layer.local.rawValue)",
+                    "client_uid": "\(caller.uid)",
+                    "client_pid": "\(caller.pid)",
+                    "source": "local",
+                ]
+            )
         }
     }
 
