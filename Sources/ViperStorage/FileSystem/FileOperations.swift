@@ -113,9 +113,27 @@ enum FileOperations {
 
     /// The size of an open file, in bytes.
     static func size(_ descriptor: Int32, path: String) throws(StorageError) -> Int {
+        try self.status(descriptor, path: path).size
+    }
+
+    /// The size of an open file and how many names it has (0 once it was removed while open).
+    static func status(_ descriptor: Int32, path: String) throws(StorageError) -> (size: Int, links: Int) {
         var info = stat()
         guard Glibc.fstat(descriptor, &info) == 0 else { throw .system("fstat", path, errno: Glibc.errno) }
-        return Int(info.st_size)
+        return (Int(info.st_size), Int(info.st_nlink))
+    }
+
+    /// The device and inode of what is at `path` (following links), or the `errno` of `stat`.
+    static func identity(_ path: String) -> Result<FileIdentity, StorageError> {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .failure(.system("stat", path, errno: Glibc.errno)) }
+        return .success(
+            FileIdentity(
+                device: UInt64(info.st_dev),
+                inode: UInt64(info.st_ino),
+                isDirectory: info.st_mode & S_IFMT == S_IFDIR
+            )
+        )
     }
 
     /// What is at `path` (following symbolic links): `nil` when nothing is, else a word for people and whether it
@@ -190,4 +208,11 @@ enum FileOperations {
         guard let slash = trimmed.lastIndex(of: "/") else { return "." }
         return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
+}
+
+/// Which file a path named when it was looked at: its device and inode.
+struct FileIdentity: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+    var isDirectory: Bool
 }

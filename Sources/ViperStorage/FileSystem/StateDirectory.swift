@@ -12,12 +12,19 @@ struct StateDirectory: Sendable {
     /// The directory.
     let path: String
     private let counter: SyncCounter
+    /// The directory the state files are written in: taken when the directory is first seen (at start in the
+    /// daemon, which locks it), so that one removed or replaced under a running daemon is noticed.
+    private let identity: SeenIdentity
 
     init(path: String) {
         var trimmed = path
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.path = trimmed
         self.counter = SyncCounter()
+        // Only a directory counts as seen: a file in its place is reported (see problem()) until it is moved away.
+        self.identity = SeenIdentity(
+            (try? FileOperations.identity(trimmed).get()).flatMap { $0.isDirectory ? $0 : nil }
+        )
     }
 
     /// How many `fsync`/`fdatasync` calls were made so far, of files and of the directory.
@@ -69,9 +76,32 @@ struct StateDirectory: Sendable {
         }
     }
 
-    /// Creates the directory when it is missing.
+    /// Creates the directory when it is missing and it was never seen; refuses, naming the problem, when the
+    /// directory seen before was removed or replaced (a change written there would be lost, or land beside
+    /// another daemon's).
     func create() throws(StorageError) {
-        try FileOperations.createDirectory(self.path)
+        let seen = self.identity.value
+        if seen == nil { try FileOperations.createDirectory(self.path) }
+        let current: FileIdentity
+        switch FileOperations.identity(self.path) {
+        case .success(let identity): current = identity
+        case .failure(let error) where error.errno == ENOENT && seen != nil: throw self.replaced("removed")
+        case .failure(let error): throw error
+        }
+        guard let seen else {
+            self.identity.value = current
+            return
+        }
+        if seen != current { throw self.replaced("replaced by another directory") }
+    }
+
+    private func replaced(_ what: String) -> StorageError {
+        StorageError(
+            "the state directory \(self.path) was \(what) while the daemon ran: it is not the directory the daemon "
+                + "started with (and locked), so no change is stored; restart viper-settingsd to use the directory "
+                + "now at that path",
+            errno: ESTALE
+        )
     }
 
     /// `fdatasync` of a file of this directory, counted.
@@ -128,6 +158,20 @@ struct StateDirectory: Sendable {
         try FileOperations.rename(file, to: destination)
         try self.syncDirectory()
         return destination
+    }
+}
+
+/// The identity of the directory once seen, shared by the copies of a ``StateDirectory``.
+private final class SeenIdentity: Sendable {
+    private let storage: Mutex<FileIdentity?>
+
+    init(_ identity: FileIdentity?) {
+        self.storage = Mutex(identity)
+    }
+
+    var value: FileIdentity? {
+        get { self.storage.withLock { $0 } }
+        set { self.storage.withLock { $0 = newValue } }
     }
 }
 

@@ -57,7 +57,9 @@ extension JSONFileRepository {
                     // Only the newest remote file of the batch is written: it replaces the others.
                     remoteFile: records.last { $0.remoteFile != nil }?.remoteFile,
                     compactTo: full ? records.last!.after : nil,
-                    cutTo: entry.journalCut
+                    cutTo: entry.journalCut,
+                    state: records.last!.after,
+                    journalBytes: entry.journalBytes
                 )
             )
         }
@@ -77,6 +79,12 @@ extension JSONFileRepository {
                 continue
             }
             let entry = self.entries[outcome.module]!
+            if outcome.journalLost {
+                self.logger.warning(
+                    "The journal of module \(outcome.module) was removed while the daemon ran; the changes it held are kept: the module's whole state is written as a new snapshot",
+                    metadata: ["module": "\(outcome.module)"]
+                )
+            }
             entry.durable = records.last!.after
             entry.journalRecords += records.count { !$0.line.isEmpty }
             entry.journalBytes = outcome.journalBytes ?? entry.journalBytes

@@ -18,6 +18,10 @@ struct JournalWriter: Sendable {
         /// When set, a failed batch may have left a torn tail past this size: the journal is cut to it (and
         /// synced) before anything is appended.
         var cutTo: Int?
+        /// The module's state after the batch: written as the snapshot should the journal be found removed.
+        var state: ModuleState
+        /// The bytes the journal holds as far as the repository knows.
+        var journalBytes: Int
     }
 
     /// What became of an ``Append``.
@@ -33,6 +37,9 @@ struct JournalWriter: Sendable {
         /// The journal's size after a successful append.
         var journalBytes: Int?
         var compaction: Compaction = .notRequested
+        /// The journal was removed while the daemon ran (the open one has no name left, or a new one had to be
+        /// created where records were): the records it held are written with the whole state as a new snapshot.
+        var journalLost = false
     }
 
     enum Compaction: Sendable {
@@ -60,11 +67,20 @@ struct JournalWriter: Sendable {
             var start: Int?
             if !append.bytes.isEmpty || append.cutTo != nil {
                 do {
+                    // Every batch checks that the directory is the one it wrote in before.
+                    try self.directory.create()
+                    if let open = outcome.descriptor, try FileOperations.status(open, path: path).links == 0 {
+                        FileOperations.close(open)
+                        outcome.descriptor = nil
+                        outcome.journalLost = true
+                    }
                     if outcome.descriptor == nil {
-                        try self.directory.create()
                         let opened = try FileOperations.openForAppend(path)
                         outcome.descriptor = opened.descriptor
-                        if opened.created { newNames.append(outcomes.count) }
+                        if opened.created {
+                            newNames.append(outcomes.count)
+                            if append.journalBytes > 0 { outcome.journalLost = true }
+                        }
                     }
                     if let cut = append.cutTo {
                         try FileOperations.truncate(outcome.descriptor!, to: cut, path: path)
@@ -122,7 +138,9 @@ struct JournalWriter: Sendable {
                 outcomes[index].descriptor = nil
             } else {
                 outcomes[index].journalBytes = starts[index].map { $0 + appends[index].bytes.count }
-                if let state = appends[index].compactTo {
+                if outcomes[index].journalLost {
+                    self.recover(&outcomes[index], append: appends[index], start: starts[index])
+                } else if let state = appends[index].compactTo {
                     outcomes[index].compaction = self.compact(
                         appends[index].module,
                         descriptor: outcomes[index].descriptor,
@@ -132,6 +150,20 @@ struct JournalWriter: Sendable {
             }
         }
         return outcomes
+    }
+
+    /// After a journal was found removed: its records exist only in memory, so the module's whole state is written
+    /// as the snapshot (and the new journal emptied); when that fails, the batch fails and leaves no trace.
+    private func recover(_ outcome: inout Outcome, append: Append, start: Int?) {
+        switch self.compact(append.module, descriptor: outcome.descriptor, to: append.state) {
+        case .done, .notRequested:
+            outcome.compaction = .done
+        case .snapshotFailed(let error), .journalFailed(let error):
+            outcome.error = error
+            outcome.pendingCut = self.cutBack(append.module, descriptor: outcome.descriptor, to: start)
+            if let descriptor = outcome.descriptor { FileOperations.close(descriptor) }
+            outcome.descriptor = nil
+        }
     }
 
     /// Cuts the journal back to `size` and syncs it, after a failed batch; returns `size` when that failed too (it

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import ViperSettings
+import ViperStorage
+import ViperTestSupport
+
+/// State files removed from under a running daemon: no write is acknowledged that a restart would not find.
+@Suite("JSONFileRepository: state files removed while it runs")
+struct StateFilesRemovedTests {
+    let scratch = Scratch()
+
+    func set(_ repository: JSONFileRepository, _ key: String, _ value: Int64) async throws -> Int64 {
+        try await repository.update(module: "network") {
+            LocalChange(set: [key: .int(value)], revision: $0.revision + 1)
+        }.after.revision
+    }
+
+    @Test("a state directory removed, or replaced by another, refuses writes naming it; nothing lands in the new one")
+    func directoryRemovedOrReplaced() async throws {
+        for replaced in [false, true] {
+            let directory = self.scratch.newDirectory()
+            let repository = makeRepository(directory)
+            _ = try await self.set(repository, "proxy.port", 1)
+            try FileManager.default.removeItem(atPath: directory)
+            if replaced {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            }
+            let what = replaced ? "was replaced by another directory" : "was removed"
+            for module in ["network", "locale"] {
+                await #expect {
+                    try await repository.update(module: module) {
+                        LocalChange(set: ["proxy.port": .int(2)], revision: $0.revision + 1)
+                    }
+                } throws: { error in
+                    "\(error)".contains("the state directory \(directory) \(what) while the daemon ran")
+                }
+            }
+            #expect(try await repository.state(of: "network").local["proxy.port"] == .int(1), "not acknowledged")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            #expect(left.isEmpty, "nothing is written beside what another daemon may write there: \(left)")
+        }
+    }
+
+    @Test("a journal removed while open: the next write puts the whole state in a snapshot, and a restart has it all")
+    func journalRemoved() async throws {
+        let directory = self.scratch.newDirectory()
+        let recorder = LogRecorder()
+        let repository = makeRepository(directory, recorder: recorder)
+        _ = try await self.set(repository, "proxy.port", 1)
+        _ = try await self.set(repository, "dns.cache", 0)
+        try FileManager.default.removeItem(atPath: "\(directory)/network.journal")
+        let revision = try await self.set(repository, "proxy.mode", 3)
+        #expect(recorder.count { $0.hasPrefix("The journal of module network was removed while the daemon ran") } == 1)
+        let restarted = try await makeRepository(directory).state(of: "network")
+        #expect(restarted.local == ["proxy.port": .int(1), "dns.cache": .int(0), "proxy.mode": .int(3)])
+        #expect(restarted.revision == revision)
+        // The snapshot and the journal both removed: the next write rewrites them from the state in memory.
+        try FileManager.default.removeItem(atPath: "\(directory)/network.journal")
+        try FileManager.default.removeItem(atPath: "\(directory)/network.json")
+        _ = try await self.set(repository, "proxy.port", 5)
+        let again = try await makeRepository(directory).state(of: "network")
+        #expect(again.local == ["proxy.port": .int(5), "dns.cache": .int(0), "proxy.mode": .int(3)])
+    }
+}
