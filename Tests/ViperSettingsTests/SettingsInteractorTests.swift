@@ -35,14 +35,15 @@ struct SettingsInteractorTests {
         #expect(again.revision == 1)
     }
 
-    @Test("setting a key to the value it already resolves to stores it locally, and the revision stays")
+    @Test("pinning a key to the value it already resolves to is stored, and moves the revision: a dump shows it")
     func setEffectiveNoOp() async throws {
         let outcome = try await self.interactor.set(path: "proxy.port", input: .json(3128), caller: Fixtures.root)
         #expect(outcome.after.value == .int(3128) && outcome.after.winner == .local)
-        #expect(outcome.revision == 0, "no effective value changed, so no watcher has news")
+        #expect(outcome.revision == 1, "the stored values changed: a load --if-revision=0 must not overwrite it")
         #expect(try await self.repository.state(of: "network").local == ["proxy.port": .int(3128)])
+        #expect(try await self.interactor.dump().revision == 1)
         let next = try await self.interactor.set(path: "proxy.port", input: .json(8080), caller: Fixtures.root)
-        #expect(next.revision == 1)
+        #expect(next.revision == 2)
     }
 
     @Test("a value outside the range is an invalid value naming key, value and range")

@@ -182,6 +182,24 @@ struct SettingsLoadTests {
         )
     }
 
+    @Test("a value pinned to the one in effect since a dump moves the revision: a load --if-revision of it is refused")
+    func compareAndSetSeesPins() async throws {
+        let dump = try await self.interactor.dump()
+        _ = try await self.interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.root)
+        await #expect(throws: SettingsFailure.revisionMismatch(module: "network", expected: 4, actual: 5)) {
+            try await self.interactor.load(
+                LoadRequest(
+                    values: dump.local.mapValues(\.json),
+                    replace: true,
+                    ifRevision: dump.revision,
+                    mode: .apply
+                ),
+                caller: Fixtures.root
+            )
+        }
+        #expect(try await self.repository.state(of: "network").local["proxy.mode"] == .string("none"), "kept")
+    }
+
     @Test("dump gives the local values; the Transfer Presenter refuses a load naming an unknown module")
     func dumpAndTransfer() async throws {
         let dump = try await self.presenter.dump(effective: true)

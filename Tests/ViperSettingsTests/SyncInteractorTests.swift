@@ -44,6 +44,22 @@ struct SyncInteractorTests {
         )
     }
 
+    @Test(
+        "a lock that keeps the value moves the revision, as does any change of the remote layers; a new source revision alone does not"
+    )
+    func lockMovesRevision() async throws {
+        let interactor = self.interactor
+        await interactor.apply(self.snapshot(recommended: ["proxy.port": 8080]))
+        let recommended = try await self.repository.state(of: "network").revision
+        await interactor.apply(self.snapshot(mandatory: ["proxy.port": 8080]))
+        #expect(try await self.repository.state(of: "network").revision == recommended + 1)
+        #expect(try await self.settings.resolve(path: "proxy.port").setting.isLocked)
+        await interactor.apply(
+            RemoteSnapshot(revision: "r2", modules: ["network": RemoteModuleValues(mandatory: ["proxy.port": 8080])])
+        )
+        #expect(try await self.repository.state(of: "network").revision == recommended + 1)
+    }
+
     @Test("recommended values apply under local ones; mandatory values win and lock")
     func layers() async throws {
         let interactor = self.interactor

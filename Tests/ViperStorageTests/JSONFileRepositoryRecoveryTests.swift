@@ -167,6 +167,21 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(Files.exists(self.scratch.file("network.journal.corrupt-\(testTimestamp)")))
     }
 
+    @Test("a revision repeated by a line that changes a value is corrupt; repeated by one that changes none, it is not")
+    func revisionRepeated() async throws {
+        let changes =
+            #","cause":{"uid":0,"pid":1},"changes":[{"key":"proxy.port","layer":"local","new":5,"old":4,"oldLayer":"local"}]}"#
+        let repeated = journalLine(revision: 4, set: ["proxy.port": 5]).dropLast(2) + changes + "\n"
+        let quiet = journalLine(revision: 4, set: ["proxy.mode": "auto"])
+        let journal = journalLine(revision: 4, set: ["proxy.port": 4]) + quiet + repeated
+        try Files.write(journal, to: self.scratch.file("network.journal"))
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        #expect(state.local == ["proxy.port": .int(4), "proxy.mode": .string("auto")], "the line before it stays")
+        #expect(state.revision == 5, "above every revision the journal shows")
+        #expect(recorder.messages(at: .error).first?.contains("revision 4 again, with changes") == true)
+    }
+
     @Test("a corrupt line in the middle keeps the records before it, moves the journal aside, writes a snapshot")
     func corruptMiddleLine() async throws {
         let journal =

@@ -33,15 +33,10 @@ struct JournalLines {
             if !text.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
                 do {
                     let record = try JournalRecord(decoding: text)
-                    // Equal is allowed: a change of a local value that changes no effective value keeps the revision.
-                    if let previous = self.records.last?.change.revision, record.change.revision < previous {
-                        self.bad = BadLine(
-                            line: number,
-                            offset: start,
-                            reason:
-                                "revision \(record.change.revision) after revision \(previous): revisions never go back",
-                            isLast: false
-                        )
+                    if let previous = self.records.last?.change.revision,
+                        let reason = Self.problem(record, after: previous)
+                    {
+                        self.bad = BadLine(line: number, offset: start, reason: reason, isLast: false)
                         return
                     }
                     self.records.append(record)
@@ -52,5 +47,17 @@ struct JournalLines {
             }
             start = next
         }
+    }
+
+    /// Why `record` cannot follow a record at revision `previous`: a revision that goes back, or one repeated by a
+    /// record that changes an effective value (equal is allowed for a record that changes none: a remote update
+    /// that only names a new source revision, and local changes of that kind in journals of earlier versions).
+    private static func problem(_ record: JournalRecord, after previous: Int64) -> String? {
+        let revision = record.change.revision
+        if revision < previous { return "revision \(revision) after revision \(previous): revisions never go back" }
+        if revision == previous, let changes = record.change.record?.changes, !changes.isEmpty {
+            return "revision \(revision) again, with changes: a revision is never given to two states"
+        }
+        return nil
     }
 }

@@ -198,7 +198,10 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
                     from: before,
                     to: change.applied(to: before)
                 )
-                change.revision = state.revision + (changes.isEmpty ? 0 : 1)
+                // Every change of the stored values moves the revision, effective or not (a local value pinned to
+                // the default, or under a lock): a dump's revision names exactly what it holds, so that
+                // `load --if-revision` is a compare-and-set of it, and no revision stands for two states.
+                change.revision = state.revision + 1
                 change.record = ChangeRecord(
                     revision: change.revision,
                     cause: .client(uid: caller.uid, pid: caller.pid),

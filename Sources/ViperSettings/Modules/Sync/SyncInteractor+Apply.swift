@@ -91,7 +91,9 @@ extension SyncInteractor {
             next.recommended = nextRecommended
             next.mandatory = nextMandatory
             let changes = SettingChange.changes(in: schema, from: state, to: next)
-            let revision = state.revision + (changes.isEmpty ? 0 : 1)
+            // Any change of the remote layers moves the revision (a lock that keeps the value included); a new
+            // source revision alone does not.
+            let revision = state.revision + (layersChanged ? 1 : 0)
             return RemoteChange(
                 recommended: nextRecommended,
                 mandatory: nextMandatory,
