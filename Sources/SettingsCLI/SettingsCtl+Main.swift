@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import SettingsAPI
 package import SettingsCLICore
+import ViperPOSIX
 
 extension SettingsCtl {
     /// Runs `settingsctl` with the process's arguments and exits with a documented ``ExitStatus``.
@@ -14,6 +15,7 @@ extension SettingsCtl {
     /// error; help and the version go to standard output. Common command lines skip ArgumentParser
     /// (see `FastPathParser`).
     public static func main(_ arguments: [String]?) {
+        StandardDescriptors.reserve()
         let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
         do {
             if let invocation = FastPathParser.invocation(arguments) {

@@ -17,6 +17,7 @@ public enum SettingsCtlLauncher {
 
     /// Runs `settingsctl` with the process's arguments; never returns.
     public static func main() -> Never {
+        StandardDescriptors.reserve()
         let arguments: [String]
         do {
             arguments = try Self.arguments()

@@ -184,6 +184,24 @@ def test_output_that_cannot_be_written_is_a_failure(daemon, args):
         assert result.stderr == f"settingsctl: {expected}\n"
 
 
+@pytest.mark.parametrize("args", [["get", PORT], ["--json", "get", PORT], ["dump", "network"], ["watch", PORT]])
+def test_closed_standard_output_is_a_failure_and_nothing_reaches_the_daemon(daemon, args):
+    """`settingsctl ARGS >&-`: the socket must not take descriptor 1 and get the output (watch wrote its events
+    into the daemon's socket and never ended); it fails at once, as a write to a closed descriptor does."""
+    command = [support.executable("settingsctl"), "--socket", daemon.socket_path, *args]
+    result = subprocess.run(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=support.CLI_TIMEOUT,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert result.returncode == FAILURE, result.stderr
+    expected = "cannot write to standard output: Bad file descriptor"
+    if "--json" in args:
+        assert json.loads(result.stderr) == {"exitStatus": FAILURE, "message": expected}
+    else:
+        assert result.stderr == f"settingsctl: {expected}\n"
+    assert daemon.ctl("get", PORT).returncode == 0
+
+
 def test_watch_into_a_pipe_whose_reader_left_ends_at_once(daemon):
     """`settingsctl watch KEY | head -1`: once head has its line and left, watch ends, as a write would end it,
     without waiting for the next change (none comes here)."""

@@ -30,6 +30,10 @@ package struct WatchSession: Sendable {
         output: (String) throws(CLIFailure) -> Void = StandardStream.output.writeLine
     ) throws(CLIFailure) -> Never {
         Self.unblockStopSignals()
+        // Events come only when something changes: a standard output that cannot be written to is said now.
+        if let code = StandardDescriptors.writable(STDOUT_FILENO) {
+            throw CLIFailure(.failure, "cannot write to standard output: \(SystemErrorText.describe(code))")
+        }
         var cursor = self.after
         var connectedOnce = false
         var delay = 0.1
