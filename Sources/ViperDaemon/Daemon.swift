@@ -87,6 +87,16 @@ public struct Daemon: Sendable {
             now: { WallClock.system.now() }
         )
         await sync.interactor.restoreRevision()
+        // Before serving: a watcher that resumes after its cursor hears of what a schema changed meanwhile.
+        let schemaTracker = ServedSchemaTracker(
+            store: ServedSchemaStore(stateDirectory: self.configuration.stateDirectory),
+            logger: logger
+        )
+        await schemaTracker.start(
+            catalog: catalog,
+            builder: builder,
+            maxValueSize: self.configuration.maximumValueSize
+        )
         let watch = WatchModuleBuilder(repository: repository, feed: feed, logger: logger).build(
             schemas: { catalog.current }
         )
@@ -138,6 +148,7 @@ public struct Daemon: Sendable {
                         let schemas = try catalog.load(directory: directory, maxValueSize: maxValueSize)
                         router.replace(presenters: schemas.map(builder.build(schema:)))
                         await builder.adopt(schemas: schemas, previous: previous)
+                        schemaTracker.keep(catalog.currentSources)
                     } catch {
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }

@@ -6,6 +6,8 @@ import ViperStorage
 /// The schemas the daemon serves, re-read on reload. A module whose file breaks keeps its previous version.
 final class ModuleCatalog: Sendable {
     private let schemas = Mutex<[String: ModuleSchema]>([:])
+    /// The bytes of each served schema's file (see `ServedSchemaStore`).
+    private let sources = Mutex<[String: [UInt8]]>([:])
     private let logger: Logger
 
     init(logger: Logger) {
@@ -15,18 +17,25 @@ final class ModuleCatalog: Sendable {
     /// The schemas currently served, sorted by name.
     var current: [ModuleSchema] { self.schemas.withLock { $0.values.sorted { $0.name < $1.name } } }
 
+    /// The bytes of the file of each schema served, by module.
+    var currentSources: [String: [UInt8]] { self.sources.withLock { $0 } }
+
     /// Reads `directory`; logs every rejected file with its path and reason, keeps the previous version of a module
     /// whose file was rejected, and returns the schemas now served, their values limited to `maxValueSize` bytes.
     @discardableResult
     func load(directory: String, maxValueSize: Int) throws -> [ModuleSchema] {
-        let (loaded, errors) = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).load()
+        let catalog = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).loadCatalog()
+        let (loaded, errors) = (catalog.schemas, catalog.errors)
         let previous = self.schemas.withLock { $0 }
+        let previousSources = self.sources.withLock { $0 }
         var next = Dictionary(loaded.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var nextSources = catalog.sources
         for error in errors {
             let file = error.file ?? "?"
             let name = Self.moduleName(ofFile: file)
             if let name, next[name] == nil, let kept = previous[name] {
                 next[name] = kept.limitingValueSize(to: maxValueSize)
+                nextSources[name] = previousSources[name]
                 self.logger.error(
                     "schema rejected, keeping the previous version of the module: \(error)",
                     metadata: ["module": "\(name)", "file": "\(file)"]
@@ -36,6 +45,7 @@ final class ModuleCatalog: Sendable {
             }
         }
         self.schemas.withLock { $0 = next }
+        self.sources.withLock { $0 = nextSources }
         return next.values.sorted { $0.name < $1.name }
     }
 

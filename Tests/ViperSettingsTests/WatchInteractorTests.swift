@@ -1,5 +1,6 @@
 import Logging
 import SettingsAPI
+import Synchronization
 import Testing
 import ViperSettings
 
@@ -279,4 +280,90 @@ struct ChangeHistoryTests {
             #expect(WatchCursor(bad) == nil, "\(bad)")
         }
     }
+}
+
+/// A change of the modules served, as a schema reload makes it: told to watchers as changes of the modules.
+@Suite("Watch Interactor: modules added and removed by a schema reload")
+struct WatchModulesChangedTests {
+    let feed = ChangeFeed()
+    let repository: InMemorySettingsRepository
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    let served = Served()
+    static let extra = try! ModuleSchema(
+        json: [
+            "module": "extra", "title": "Extra",
+            "sections": [
+                ["id": "s", "title": "S", "items": [["id": "a", "title": "A", "type": "int", "default": 7]]]
+            ],
+        ]
+    )
+
+    init() {
+        self.repository = InMemorySettingsRepository(feed: self.feed)
+    }
+
+    var builder: SettingsModuleBuilder {
+        SettingsModuleBuilder(repository: self.repository, accounts: FakeAccounts(), logger: self.logger)
+    }
+
+    @Test("a watch of every module hears of one a reload adds (resync, then its values), and of one it removes")
+    func everyModule() async throws {
+        let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+        let served = self.served
+        let watcher = WatchInteractor(
+            repository: self.repository,
+            feed: self.feed,
+            schemas: { served.schemas.withLock { $0 } },
+            logger: self.logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: [], after: nil) { sink.yield($0) }
+                sink.finish()
+            }
+            var iterator = events.makeAsyncIterator()
+            _ = await WatchInteractorTests.untilReady(&iterator)
+            served.schemas.withLock { $0.append(Self.extra) }
+            await self.builder.adopt(schemas: [Fixtures.network, Self.extra], previous: [Fixtures.network])
+            let restart = await WatchInteractorTests.untilReady(&iterator)
+            guard case .resync(.moduleAdded(module: "extra")) = restart.first, case .ready(let cursor) = restart.last
+            else {
+                Issue.record("expected a resync for the added module, got \(restart)")
+                return
+            }
+            let keys = restart.compactMap { event -> String? in
+                guard case .current(let setting, _, _) = event else { return nil }
+                return setting.key.description
+            }
+            #expect(keys.contains("extra.s.a") && keys.contains("network.proxy.port"))
+            #expect(cursor.positions["extra"]?.revision == 1, "the addition is a change of the module")
+            served.schemas.withLock { $0 = [Fixtures.network] }
+            await self.builder.adopt(schemas: [Fixtures.network], previous: [Fixtures.network, Self.extra])
+            guard case .change(let module, let change, let revision, let cause, _) = await iterator.next() else {
+                Issue.record("expected the removal of extra.s.a")
+                return
+            }
+            #expect(module == "extra" && change.path == "s.a" && change.old == .int(7) && change.new == nil)
+            #expect(revision == 2 && cause == .schema)
+            group.cancelAll()
+        }
+    }
+
+    @Test("at start, a module without a kept schema is not told as added; one no longer served is told as removed")
+    func atStart() async throws {
+        await self.builder.adopt(
+            schemas: [Fixtures.network],
+            previous: [Self.extra],
+            addedModulesAreNew: false
+        )
+        #expect(try await self.repository.state(of: "network").revision == 0)
+        let extra = try await self.repository.state(of: "extra")
+        #expect(extra.revision == 1)
+        #expect(extra.history.record(at: 1)?.changes.map(\.path) == ["s.a"])
+    }
+}
+
+/// The schemas served, changed by a test as a reload changes them.
+final class Served: Sendable {
+    let schemas = Mutex<[ModuleSchema]>([Fixtures.network])
 }

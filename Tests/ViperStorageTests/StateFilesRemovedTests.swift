@@ -62,3 +62,20 @@ struct StateFilesRemovedTests {
         #expect(again.local == ["proxy.port": .int(5), "dns.cache": .int(0), "proxy.mode": .int(3)])
     }
 }
+
+/// The copies of the schemas served, kept in the state directory for the next start.
+@Suite("ServedSchemaStore")
+struct ServedSchemaStoreTests {
+    let scratch = Scratch()
+
+    @Test("holds exactly the schemas recorded last: changed ones replaced, those no longer served removed")
+    func recordAndRead() throws {
+        let store = ServedSchemaStore(stateDirectory: self.scratch.path)
+        #expect(store.read().isEmpty, "nothing kept before the first start")
+        try store.record(["network": Array("{\"a\":1}".utf8), "power": Array("{}".utf8)])
+        #expect(store.read() == ["network": Array("{\"a\":1}".utf8), "power": Array("{}".utf8)])
+        try store.record(["network": Array("{\"a\":2}".utf8)])
+        #expect(store.read() == ["network": Array("{\"a\":2}".utf8)])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == ["network.json"], "no leftovers")
+    }
+}

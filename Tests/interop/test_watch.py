@@ -295,6 +295,77 @@ def test_schema_reload_streams_changes_with_cause_schema(daemon_factory):
         assert {event["key"]: event for event in resumed[:-1]} == events
 
 
+def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
+    """A package upgrade changes a default, and removes a module, while the daemon is stopped: a watcher that
+    resumes after its cursor hears of it (the applier follows so), as it would of a reload."""
+    daemon = daemon_factory(start=False)
+    modules = os.path.join(daemon_factory.root, "modules")
+    shutil.copytree(support.MODULES_DIR, modules)
+    daemon.extra_args += ["--modules-dir", modules]
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        network = until_ready(watcher.Watch(keys=["network"], _more=True))[-1]["cursor"]
+    with reference_proxy(daemon) as watcher:
+        everything = until_ready(watcher.Watch(keys=[], _more=True))[-1]["cursor"]
+    daemon.stop_and_check()
+    path = os.path.join(modules, "network.json")
+    with open(path) as file:
+        schema = json.load(file)
+    next(item for item in schema["sections"][0]["items"] if item["id"] == "port")["default"] = 3200
+    with open(path, "w") as file:
+        json.dump(schema, file)
+    os.remove(os.path.join(modules, "power.json"))
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["network"], after=network, _more=True))
+    assert [change_summary(event) for event in events[:-1]] == [
+        ("change", PORT, 3128, 3200, events[0]["revision"])], events
+    assert events[0]["cause"] == "schema", events[0]
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=[], after=everything, _more=True))
+    assert events[0]["event"] == "resync" and "module power" in events[0]["reason"], events[0]
+    assert not any(event.get("key", "").startswith("power.") for event in events), events
+    # A restart with nothing changed tells nothing.
+    daemon.stop_and_check()
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["network"], after=events[-1]["cursor"], _more=True))
+    assert [event["event"] for event in events] == ["ready"], events
+
+
+def test_schema_reload_that_adds_or_removes_a_module_is_streamed(daemon_factory):
+    daemon = daemon_factory(start=False)
+    modules = os.path.join(daemon_factory.root, "modules")
+    shutil.copytree(support.MODULES_DIR, modules)
+    daemon.extra_args += ["--modules-dir", modules]
+    daemon.start()
+    with reference_proxy(daemon) as all_watcher, reference_proxy(daemon) as power_watcher:
+        everything = all_watcher.Watch(keys=[], _more=True)
+        until_ready(everything)
+        power = power_watcher.Watch(keys=["power"], _more=True)
+        power_keys = {event["key"] for event in until_ready(power)[:-1]}
+        shutil.move(os.path.join(modules, "power.json"), os.path.join(daemon_factory.root, "power.json"))
+        daemon.process.send_signal(signal.SIGHUP)
+        removed = [next_event(power) for _ in power_keys]
+        assert {event["key"] for event in removed} == power_keys, removed
+        assert all(event["cause"] == "schema" and "value" not in event for event in removed), removed
+        assert {event["key"] for event in (next_event(everything) for _ in power_keys)} == power_keys
+        # Back again: each key added, to the watch of every module (whose scope still knows power).
+        shutil.move(os.path.join(daemon_factory.root, "power.json"), os.path.join(modules, "power.json"))
+        daemon.process.send_signal(signal.SIGHUP)
+        added = [next_event(everything) for _ in power_keys]
+        assert {event["key"] for event in added} == power_keys, added
+        assert all(event["cause"] == "schema" and "value" in event and "old" not in event for event in added), added
+        # A module it never knew: the watch of every module starts over, with it.
+        with open(os.path.join(modules, "extra.json"), "w") as file:
+            json.dump({"module": "extra", "title": "Extra", "sections": [{"id": "s", "title": "S", "items": [
+                {"id": "a", "title": "A", "type": "int", "default": 7}]}]}, file)
+        daemon.process.send_signal(signal.SIGHUP)
+        restart = until_ready(everything)
+        assert restart[0]["event"] == "resync" and "added module extra" in restart[0]["reason"], restart[0]
+        assert {"extra.s.a", PORT} <= {event.get("key") for event in restart}, restart
+
+
 # (b) Resuming after a cursor, across a restart.
 
 

@@ -49,6 +49,11 @@ public struct ModuleSchema: Sendable, Hashable {
     /// Where each item is, for lookups by path; built with the schema, checked on use (see ``entry(at:)``).
     var positions = ItemPositions()
 
+    /// A module with no keys: what a module not served is, for a change of the schemas.
+    public static func empty(named name: String) -> ModuleSchema {
+        ModuleSchema(name: name, title: "", description: "", writers: Writers(), sections: [])
+    }
+
     public init(name: String, title: String, description: String, writers: Writers, sections: [SectionSchema]) {
         self.name = name
         self.title = title

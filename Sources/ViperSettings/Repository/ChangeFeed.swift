@@ -24,7 +24,8 @@ public final class ChangeFeed: Sendable {
     }
 
     private struct Subscriber {
-        var modules: Set<String>
+        /// The modules followed; `nil` for every module.
+        var modules: Set<String>?
         var backlog: [Published] = []
         var overflowed = false
         var waiter: CheckedContinuation<Delivery?, Never>?
@@ -73,7 +74,7 @@ public final class ChangeFeed: Sendable {
             var index = state.subscribers.values.startIndex
             while index != state.subscribers.values.endIndex {
                 defer { state.subscribers.values.formIndex(after: &index) }
-                guard state.subscribers.values[index].modules.contains(module) else { continue }
+                guard state.subscribers.values[index].modules?.contains(module) ?? true else { continue }
                 if let waiter = state.subscribers.values[index].waiter {
                     state.subscribers.values[index].waiter = nil
                     wake.append((waiter, .records(published)))
@@ -93,8 +94,8 @@ public final class ChangeFeed: Sendable {
         }
     }
 
-    /// Subscribes to the records of `modules` published from now on.
-    public func subscribe(modules: Set<String>) -> ChangeSubscription {
+    /// Subscribes to the records of `modules` (of every module when `nil`) published from now on.
+    public func subscribe(modules: Set<String>?) -> ChangeSubscription {
         let id = self.state.withLock { state in
             defer { state.nextID += 1 }
             state.subscribers[state.nextID] = Subscriber(modules: modules)

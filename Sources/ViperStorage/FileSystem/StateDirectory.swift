@@ -128,16 +128,17 @@ struct StateDirectory: Sendable {
         try self.syncDirectory()
     }
 
-    /// Replaces `file` atomically: writes `temporary` (in this directory), fsyncs it and renames it over `file`. The
-    /// caller syncs the directory to make the new name durable. The temporary file is removed on failure.
-    func replace(_ file: String, with bytes: [UInt8], temporary: String) throws(StorageError) {
+    /// Replaces `file` atomically: writes `temporary` (in this directory), fsyncs it (unless `sync` is false) and
+    /// renames it over `file`. The caller syncs the directory to make the new name durable. The temporary file is
+    /// removed on failure.
+    func replace(_ file: String, with bytes: [UInt8], temporary: String, sync: Bool = true) throws(StorageError) {
         do throws(StorageError) {
             try self.create()
             let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw .system("open", temporary, errno: Glibc.errno) }
             defer { FileOperations.close(descriptor) }
             try FileOperations.writeAll(descriptor, bytes, path: temporary)
-            try self.sync(descriptor, path: temporary)
+            if sync { try self.sync(descriptor, path: temporary) }
             try FileOperations.rename(temporary, to: file)
         } catch {
             FileOperations.removeIfPresent(temporary)

@@ -32,12 +32,18 @@ public struct ModuleCatalogLoader: Sendable {
     /// - Returns: The schemas that loaded, in file-name order, and one error per rejected file.
     /// - Throws: A ``StorageError`` naming the directory when it is missing or cannot be read.
     public func load() throws(StorageError) -> (schemas: [ModuleSchema], errors: [SchemaError]) {
+        let catalog = try self.loadCatalog()
+        return (catalog.schemas, catalog.errors)
+    }
+
+    /// Reads every schema as ``load()`` does, and keeps the bytes of each file that loaded.
+    public func loadCatalog() throws(StorageError) -> LoadedCatalog {
         let names = try FileOperations.directoryEntries(self.directory)
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
             .sorted()
         let paths = names.map { self.directory.hasSuffix("/") ? "\(self.directory)\($0)" : "\(self.directory)/\($0)" }
         // Files are read and checked on every core (a fleet's catalog has hundreds of them), then taken in order.
-        let parsed = Mutex([Result<ModuleSchema, SchemaError>?](repeating: nil, count: names.count))
+        let parsed = Mutex([Result<(ModuleSchema, [UInt8]), SchemaError>?](repeating: nil, count: names.count))
         DispatchQueue.concurrentPerform(iterations: names.count) { index in
             let result = Result { () throws(SchemaError) in try Self.schema(at: paths[index], fileName: names[index]) }
             parsed.withLock { $0[index] = result }
@@ -45,11 +51,12 @@ public struct ModuleCatalogLoader: Sendable {
         let results = parsed.withLock { $0 }
         var schemas: [ModuleSchema] = []
         var errors: [SchemaError] = []
+        var sources: [String: [UInt8]] = [:]
         var files: [String: String] = [:]
         for (index, result) in results.enumerated() {
             let path = paths[index]
             do throws(SchemaError) {
-                let schema = try result!.get()
+                let (schema, bytes) = try result!.get()
                 if let other = files[schema.name] {
                     throw SchemaError(
                         path: "$.module",
@@ -57,6 +64,7 @@ public struct ModuleCatalogLoader: Sendable {
                     )
                 }
                 files[schema.name] = path
+                sources[schema.name] = bytes
                 schemas.append(schema.limitingValueSize(to: self.maxValueSize))
             } catch {
                 var located = error
@@ -64,11 +72,16 @@ public struct ModuleCatalogLoader: Sendable {
                 errors.append(located)
             }
         }
-        return (schemas, errors)
+        return LoadedCatalog(schemas: schemas, errors: errors, sources: sources)
     }
 
-    /// Reads and checks one file.
-    private static func schema(at path: String, fileName: String) throws(SchemaError) -> ModuleSchema {
+    /// The schema of module `name` in `bytes` (a file's content), checked as a file of the directory is.
+    public static func schema(name: String, bytes: [UInt8]) throws(SchemaError) -> ModuleSchema {
+        try Self.schema(bytes, fileName: "\(name).json")
+    }
+
+    /// Reads and checks one file; returns the schema and the file's bytes.
+    private static func schema(at path: String, fileName: String) throws(SchemaError) -> (ModuleSchema, [UInt8]) {
         let content: [UInt8]?
         do {
             content = try FileOperations.readFile(path)
@@ -78,6 +91,11 @@ public struct ModuleCatalogLoader: Sendable {
         guard let bytes = content else {
             throw SchemaError(path: "$", reason: "the file disappeared while the directory was read")
         }
+        return (try Self.schema(bytes, fileName: fileName), bytes)
+    }
+
+    /// Parses and checks the content of the file `fileName`.
+    private static func schema(_ bytes: [UInt8], fileName: String) throws(SchemaError) -> ModuleSchema {
         let json: JSONValue
         do {
             json = try JSONValue(parsing: bytes)
@@ -95,4 +113,14 @@ public struct ModuleCatalogLoader: Sendable {
         }
         return schema
     }
+}
+
+/// What ``ModuleCatalogLoader/loadCatalog()`` read.
+public struct LoadedCatalog: Sendable {
+    /// The schemas that loaded, in file-name order.
+    public var schemas: [ModuleSchema]
+    /// One error per rejected file.
+    public var errors: [SchemaError]
+    /// The bytes of the file of each schema that loaded, by module.
+    public var sources: [String: [UInt8]]
 }

@@ -24,8 +24,9 @@ extension SettingsInteractor {
                 metadata: ["error": "\(error)"]
             )
         }
-        // As at start: each stored value the reloaded schema does not accept is said, since it is now ignored.
-        guard let state = try? await self.repository.state(of: schema.name) else { return }
+        // As at start: each stored value the reloaded schema does not accept is said, since it is now ignored (not
+        // for a module no longer served: all of them are, and it was said that the module is gone).
+        guard !schema.sections.isEmpty, let state = try? await self.repository.state(of: schema.name) else { return }
         for broken in schema.brokenValues(in: state) {
             self.logger.warning(
                 "\(schema.message(for: broken))",

@@ -24,19 +24,33 @@ public struct SettingsModuleBuilder: Sendable {
         self.remoteRejections = remoteRejections
     }
 
-    /// Records, after a reload of the schemas, the effective values each reloaded schema changed (see
-    /// ``SettingsInteractor/adopt(previous:)``).
-    public func adopt(schemas: [ModuleSchema], previous: [ModuleSchema]) async {
+    /// Records the effective values a change of the schemas changed, as one change of each module (see
+    /// ``SettingsInteractor/adopt(previous:)``), so that watchers hear of it like of any other: a module whose
+    /// schema changed, a module no longer served (each of its keys removed), and, when `addedModulesAreNew`, a module
+    /// `previous` lacks (each of its keys added).
+    ///
+    /// - Parameters:
+    ///   - schemas: The schemas served now.
+    ///   - previous: Those served before: at a reload, the ones before it; at start, the ones the state directory
+    ///     kept from the last run.
+    ///   - addedModulesAreNew: True at a reload; false at start, where a module without a kept schema may simply
+    ///     predate the keeping of schemas.
+    public func adopt(schemas: [ModuleSchema], previous: [ModuleSchema], addedModulesAreNew: Bool = true) async {
         let old = Dictionary(previous.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for schema in schemas {
-            guard let before = old[schema.name], before != schema else { continue }
-            await SettingsInteractor(
-                schema: schema,
-                repository: self.repository,
-                accounts: self.accounts,
-                logger: self.logger
-            ).adopt(previous: before)
+            guard let before = old[schema.name] ?? (addedModulesAreNew ? .empty(named: schema.name) : nil),
+                before != schema
+            else { continue }
+            await self.interactor(schema).adopt(previous: before)
         }
+        let served = Set(schemas.map(\.name))
+        for before in previous where !served.contains(before.name) {
+            await self.interactor(.empty(named: before.name)).adopt(previous: before)
+        }
+    }
+
+    private func interactor(_ schema: ModuleSchema) -> SettingsInteractor {
+        SettingsInteractor(schema: schema, repository: self.repository, accounts: self.accounts, logger: self.logger)
     }
 
     /// Builds the module described by `schema` and returns its Presenter.

@@ -24,6 +24,10 @@ public enum WatchResyncReason: Sendable, Hashable {
     case cursorAhead(module: String, revision: Int64)
     /// The watcher read too slowly and changes were dropped.
     case fellBehind
+    /// A schema reload added a module to the ones a watch of every module follows.
+    case moduleAdded(module: String)
+    /// The cursor of a watch of every module names a module no longer served (a schema change removed it).
+    case moduleRemoved(module: String)
 }
 
 /// The View of one watch call: a stream of events.

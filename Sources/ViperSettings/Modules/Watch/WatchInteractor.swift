@@ -27,8 +27,9 @@ public struct WatchInteractor: WatchInteractorProtocol {
         after cursor: WatchCursor?,
         emit: @Sendable (WatchEvent) async throws -> Void
     ) async throws {
-        let scope = try WatchScope(targets: targets, schemas: self.schemas())
-        let subscription = self.feed.subscribe(modules: Set(scope.modules.keys))
+        var scope = try WatchScope(targets: targets, schemas: self.schemas())
+        // A watch of every module follows the ones a reload adds.
+        let subscription = self.feed.subscribe(modules: scope.everything ? nil : Set(scope.modules.keys))
         defer { subscription.cancel() }
         var position: WatchCursor
         if let cursor, let resumed = try await self.replay(after: cursor, scope: scope, emit: emit) {
@@ -41,9 +42,17 @@ public struct WatchInteractor: WatchInteractorProtocol {
             case .overflow:
                 self.logger.notice("a watcher fell behind; it gets a resync")
                 try await emit(.resync(reason: .fellBehind))
+                if scope.everything { scope = try WatchScope(targets: [], schemas: self.schemas()) }
                 position = try await self.sendCurrent(scope: scope, emit: emit)
             case .records(let published):
                 for item in published {
+                    if scope.modules[item.module] == nil {
+                        // Only a watch of every module hears of a module it does not know: one a reload added.
+                        scope = try WatchScope(targets: [], schemas: self.schemas())
+                        try await emit(.resync(reason: .moduleAdded(module: item.module)))
+                        position = try await self.sendCurrent(scope: scope, emit: emit)
+                        continue
+                    }
                     try await self.deliver(
                         item.record,
                         module: item.module,
@@ -66,6 +75,10 @@ public struct WatchInteractor: WatchInteractorProtocol {
     ) async throws -> WatchCursor? {
         var pending: [(module: String, record: ChangeRecord)] = []
         var position = WatchCursor()
+        if scope.everything, let gone = cursor.positions.keys.sorted().first(where: { scope.modules[$0] == nil }) {
+            try await emit(.resync(reason: .moduleRemoved(module: gone)))
+            return nil
+        }
         for module in scope.moduleNames {
             let state = try await self.state(of: module)
             let history = state.history

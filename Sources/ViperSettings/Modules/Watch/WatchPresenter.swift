@@ -33,6 +33,11 @@ public struct WatchPresenter: WatchPresenterProtocol {
                 + " state directory); sending the current values"
         case .fellBehind:
             "the watcher read too slowly and changes were dropped; sending the current values"
+        case .moduleAdded(let module):
+            "a schema reload added module \(module); sending the current values of every module"
+        case .moduleRemoved(let module):
+            "module \(module) of the cursor is no longer served (a schema change removed it); sending the current"
+                + " values of every module"
         }
     }
 

@@ -4,6 +4,8 @@ struct WatchScope: Sendable {
     var modules: [String: ModuleSchema]
     /// For modules watched only in part, the watched keys (`section.item`); a module absent here is watched whole.
     var keys: [String: Set<String>]
+    /// Whether every module is watched, those a schema reload adds included.
+    var everything = false
 
     /// Reads the targets, modules (`network`) or keys (`network.proxy.port`); every module when there are none.
     init(targets: [String], schemas: [ModuleSchema]) throws(SettingsFailure) {
@@ -11,6 +13,7 @@ struct WatchScope: Sendable {
         guard !targets.isEmpty else {
             self.modules = byName
             self.keys = [:]
+            self.everything = true
             return
         }
         var modules: [String: ModuleSchema] = [:]

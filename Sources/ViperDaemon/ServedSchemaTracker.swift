@@ -1,0 +1,57 @@
+import Logging
+import ViperSettings
+import ViperStorage
+
+/// Tells watchers what a schema changed while the daemon was stopped (a package upgrade that changes a default,
+/// adds or removes a key or a module), as a reload tells them, and keeps the schemas served for the next start.
+struct ServedSchemaTracker: Sendable {
+    let store: ServedSchemaStore
+    let logger: Logger
+
+    /// At start: records, as changes of the modules, what differs between the schemas the state directory kept from
+    /// the last run and `catalog`'s, then keeps `catalog`'s. Nothing is recorded on a first start (nothing kept).
+    func start(catalog: ModuleCatalog, builder: SettingsModuleBuilder, maxValueSize: Int) async {
+        let kept = self.store.read()
+        let sources = catalog.currentSources
+        let current = catalog.current
+        if !kept.isEmpty {
+            let served = Dictionary(current.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            var previous: [ModuleSchema] = []
+            for (module, bytes) in kept.sorted(by: { $0.key < $1.key }) {
+                if sources[module] == bytes, let schema = served[module] {
+                    previous.append(schema)
+                    continue
+                }
+                do {
+                    previous.append(
+                        try ModuleCatalogLoader.schema(name: module, bytes: bytes).limitingValueSize(to: maxValueSize)
+                    )
+                } catch {
+                    self.logger.warning(
+                        """
+                        The schema module \(module) was last served with (\(self.store.path)/\(module).json) cannot \
+                        be read: \(error); what the schema now served changed in its values is not told to watchers
+                        """,
+                        metadata: ["module": "\(module)"]
+                    )
+                }
+            }
+            await builder.adopt(schemas: current, previous: previous, addedModulesAreNew: false)
+        }
+        self.keep(sources)
+    }
+
+    /// Keeps `sources` as the schemas served.
+    func keep(_ sources: [String: [UInt8]]) {
+        do {
+            try self.store.record(sources)
+        } catch {
+            self.logger.warning(
+                """
+                Cannot keep the schemas served in \(self.store.path): \(error); what a schema changes while the \
+                daemon is stopped will not be told to watchers at the next start
+                """
+            )
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// The schema each module was last served with, kept in the state directory (`schemas/NAME.json`, the bytes of the
+/// module's schema file): so that a schema changed, added or removed while the daemon was stopped (a package
+/// upgrade) is told to watchers at the next start, as a reload tells it, instead of being missed by a watcher that
+/// resumes after its cursor. Every function blocks.
+public struct ServedSchemaStore: Sendable {
+    /// `STATE/schemas`.
+    public let path: String
+    private let directory: StateDirectory
+
+    /// The store of the state directory `stateDirectory`.
+    public init(stateDirectory: String) {
+        let state = StateDirectory(path: stateDirectory)
+        self.path = "\(state.path)/schemas"
+        self.directory = StateDirectory(path: self.path)
+    }
+
+    /// The schema files kept, by module; empty when there are none (a first start, or an earlier version). A file
+    /// that cannot be read is left out.
+    public func read() -> [String: [UInt8]] {
+        guard let names = try? FileOperations.directoryEntries(self.path) else { return [:] }
+        var sources: [String: [UInt8]] = [:]
+        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
+            let file = "\(self.path)/\(name)"
+            guard FileOperations.kind(file)?.isFile == true, let bytes = try? FileOperations.readFile(file) else {
+                continue
+            }
+            sources[String(name.dropLast(".json".count))] = bytes
+        }
+        return sources
+    }
+
+    /// Makes the store hold exactly `sources`: each file that differs is replaced (renamed into place, not synced
+    /// one by one: a first start writes every schema, and a copy lost in a crash only means that the next start has
+    /// nothing to compare with), the files of modules not served any more are removed, then the folder is synced.
+    public func record(_ sources: [String: [UInt8]]) throws(StorageError) {
+        let kept = self.read()
+        var changed = false
+        for (module, bytes) in sources.sorted(by: { $0.key < $1.key }) where kept[module] != bytes {
+            try self.directory.replace(
+                "\(self.path)/\(module).json",
+                with: bytes,
+                temporary: "\(self.path)/.\(module).json.tmp",
+                sync: false
+            )
+            changed = true
+        }
+        for module in kept.keys where sources[module] == nil {
+            FileOperations.removeIfPresent("\(self.path)/\(module).json")
+            changed = true
+        }
+        if changed { try self.directory.syncDirectory() }
+    }
+}
