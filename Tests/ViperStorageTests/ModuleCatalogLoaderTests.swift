@@ -99,6 +99,16 @@ struct ModuleCatalogLoaderTests {
         #expect(catalog.errors.isEmpty)
     }
 
+    @Test("a module id too long for its state files to be named is rejected at load, naming the limit")
+    func longModuleID() throws {
+        let name = "m" + String(repeating: "x", count: 245)
+        try Files.write(Self.schema(name), to: self.scratch.file("\(name).json"))
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.isEmpty)
+        #expect(catalog.errors.first?.path == "$.module")
+        #expect(catalog.errors.first?.reason.contains("246 characters long, more than the 128 allowed") == true)
+    }
+
     @Test("a missing directory is an error naming it")
     func missingDirectory() throws {
         let missing = self.scratch.file("nowhere")
