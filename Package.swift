@@ -240,7 +240,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ViperDaemonTests",
-            dependencies: ["ViperDaemon", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ViperDaemon", "ViperTestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(

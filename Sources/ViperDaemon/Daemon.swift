@@ -44,7 +44,8 @@ public struct Daemon: Sendable {
         let stateLock = try StateDirectoryLock.acquire(self.configuration.stateDirectory)
         defer { withExtendedLifetime(stateLock) {} }
         let notifier = SystemdNotifier()
-        let catalog = ModuleCatalog(logger: logger)
+        let accounts = SystemAccountDirectory()
+        let catalog = ModuleCatalog(accounts: accounts, logger: logger)
         try catalog.load(
             directory: self.configuration.modulesDirectory,
             maxValueSize: self.configuration.maximumValueSize
@@ -70,7 +71,6 @@ public struct Daemon: Sendable {
         let recorder = SyncStatusRecorder(source: self.configuration.remote)
         let remote = try RemoteSourceFactory.make(configuration: self.configuration, logger: logger)
         let source = remote?.source
-        let accounts = SystemAccountDirectory()
         let builder = SettingsModuleBuilder(
             repository: repository,
             accounts: accounts,

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ViperPOSIX
 
 /// The daemon's command-line flags; combined with the configuration file, the environment and the defaults by
 /// ``resolve(environment:uid:)``.
@@ -83,8 +84,17 @@ struct DaemonFlags: Sendable {
             path = "\(directory)/viper-settingsd.conf"
             guard FileManager.default.fileExists(atPath: path) else { return nil }
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("cannot read the configuration file \(path)")
+        // Read without waiting on a FIFO, which would block the start (or a reload) with no way to stop it.
+        let data: [UInt8]?
+        do {
+            data = try RegularFile.contents(of: path)
+        } catch {
+            throw ConfigurationError("cannot read the configuration file \(path): \(error)")
+        }
+        guard let data else {
+            throw ConfigurationError(
+                "cannot read the configuration file \(path): open: \(SystemErrorText.describe(ENOENT))"
+            )
         }
         return try ConfigurationFile(text: String(decoding: data, as: UTF8.self), path: path)
     }

@@ -3,14 +3,17 @@ import Synchronization
 import ViperSettings
 import ViperStorage
 
-/// The schemas the daemon serves, re-read on reload. A module whose file breaks keeps its previous version.
+/// The schemas the daemon serves, re-read on reload. A module whose file breaks keeps its previous version; a
+/// module whose `writers` name an account the system does not know is served, with a warning.
 final class ModuleCatalog: Sendable {
     private let schemas = Mutex<[String: ModuleSchema]>([:])
     /// The bytes of each served schema's file (see `ServedSchemaStore`).
     private let sources = Mutex<[String: [UInt8]]>([:])
+    private let accounts: any AccountDirectory
     private let logger: Logger
 
-    init(logger: Logger) {
+    init(accounts: any AccountDirectory, logger: Logger) {
+        self.accounts = accounts
         self.logger = logger
     }
 
@@ -21,7 +24,8 @@ final class ModuleCatalog: Sendable {
     var currentSources: [String: [UInt8]] { self.sources.withLock { $0 } }
 
     /// Reads `directory`; logs every rejected file with its path and reason, keeps the previous version of a module
-    /// whose file was rejected, and returns the schemas now served, their values limited to `maxValueSize` bytes.
+    /// whose file was rejected, warns about the writers of the loaded modules that name no account, and returns the
+    /// schemas now served, their values limited to `maxValueSize` bytes.
     @discardableResult
     func load(directory: String, maxValueSize: Int) throws -> [ModuleSchema] {
         let catalog = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).loadCatalog()
@@ -42,6 +46,11 @@ final class ModuleCatalog: Sendable {
                 )
             } else {
                 self.logger.error("schema rejected: \(error)", metadata: ["file": "\(file)"])
+            }
+        }
+        for schema in loaded {
+            if let warning = schema.writers.unknownNamesWarning(module: schema.name, accounts: self.accounts) {
+                self.logger.warning("\(warning)", metadata: ["module": "\(schema.name)"])
             }
         }
         self.schemas.withLock { $0 = next }

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import Testing
+import ViperTestSupport
 
 @testable import ViperDaemon
 
@@ -42,6 +43,27 @@ struct DaemonFlagsTests {
             try DaemonFlags(config: path, logLevel: "loud").resolve(environment: Self.environment, uid: 1000)
         }
         #expect("\(fromFlag.map { "\($0)" } ?? "")".contains("--log-level: log level 'loud' is not one of"))
+    }
+
+    @Test("a configuration file that is a FIFO is refused without waiting for a writer, naming it")
+    func fifo() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = "\(directory)/viper-settingsd.conf"
+            try #require(mkfifo(path, 0o644) == 0)
+            // Opening a FIFO that has no writer blocks forever: bounded, so that a regression fails instead of hanging.
+            let message = try await BlockingCall.result(within: 60) { () -> String in
+                do {
+                    _ = try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+                    return "resolved"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            #expect(
+                message == "cannot read the configuration file \(path): it is a FIFO, not a regular file",
+                "reading a FIFO as the configuration file did not end within 60 s"
+            )
+        }
     }
 
     @Test("every value of the file is used when no flag is given")

@@ -43,4 +43,12 @@ struct FakeAccounts: AccountDirectory {
     func groupName(gid: UInt32) -> String? {
         [1000: "alice", 1001: "bob", 1002: "carol", 2000: "netadmin"][gid]
     }
+
+    func userID(named name: String) -> UInt32? {
+        ["alice": 1000, "bob": 1001, "carol": 1002][name]
+    }
+
+    func groupID(named name: String) -> UInt32? {
+        ["alice": 1000, "bob": 1001, "carol": 1002, "netadmin": 2000][name]
+    }
 }

@@ -233,8 +233,8 @@ struct JSONFileRepositoryRecoveryTests {
     }
 
     @Test(
-        "module names that could escape the directory are refused",
-        arguments: ["", ".hidden", "../etc", "a/b", "/abs"]
+        "module names that could escape the directory, or too long for their files to be named, are refused",
+        arguments: ["", ".hidden", "../etc", "a/b", "/abs", String(repeating: "m", count: 129)]
     )
     func invalidNames(name: String) async throws {
         let repository = makeRepository(self.scratch.path)

@@ -179,6 +179,31 @@ struct JSONFileRepositoryRemoteTests {
         #expect(last.revision == 11 && last.mandatory == ["proxy.port": .int(8080)])
     }
 
+    @Test("a module id of the longest length gets every state file, the longest name of a corrupt one included")
+    func longestModuleID() async throws {
+        let module = "m" + String(repeating: "x", count: ModuleSchema.maximumIDLength - 1)
+        let aside = self.scratch.file("\(module).remote.json.corrupt-\(testTimestamp)")
+        // A corrupt remote file set aside at the same time stamp as an earlier one takes the longest name: "-2".
+        try Files.write("{", to: aside)
+        try Files.write("{", to: self.scratch.file("\(module).remote.json"))
+        let repository = makeRepository(self.scratch.path, compactAfterRecords: 2)
+        #expect(try await repository.state(of: module).local.isEmpty)
+        #expect(Files.exists("\(aside)-2"))
+        for port in Int64(1)...3 {
+            _ = try await repository.update(module: module) { state in
+                LocalChange(set: ["proxy.port": .int(port)], revision: state.revision + 1)
+            }
+        }
+        _ = try await repository.updateRemote(module: module) { state in
+            RemoteChange(recommended: ["proxy.mode": .string("auto")], mandatory: [:], revision: state.revision + 1)
+        }
+        await repository.close()
+        let reopened = try await makeRepository(self.scratch.path).state(of: module)
+        #expect(reopened.local == ["proxy.port": .int(3)])
+        #expect(reopened.recommended == ["proxy.mode": .string("auto")])
+        #expect(Files.exists(self.scratch.file("\(module).json")))
+    }
+
     @Test("a module name ending in .remote is refused")
     func remoteSuffixRefused() async throws {
         let repository = makeRepository(self.scratch.newDirectory())

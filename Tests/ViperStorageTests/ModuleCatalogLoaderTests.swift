@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import ViperSettings
 import ViperStorage
@@ -69,7 +70,43 @@ struct ModuleCatalogLoaderTests {
         let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
         #expect(catalog.schemas.map(\.name) == ["network"])
         #expect(catalog.errors.first?.file == self.scratch.file("folder.json"))
-        #expect(catalog.errors.first?.reason.contains("Is a directory") == true)
+        #expect(catalog.errors.first?.reason == "cannot read the file: it is a directory, not a regular file")
+    }
+
+    @Test("a FIFO is refused without waiting for a writer, and the other files load")
+    func fifo() async throws {
+        try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))
+        try #require(mkfifo(self.scratch.file("fifo.json"), 0o644) == 0)
+        let directory = self.scratch.path
+        // Opening a FIFO that has no writer blocks forever: bounded, so that a regression fails instead of hanging.
+        let loaded = try await BlockingCall.result(within: 60) { try ModuleCatalogLoader(directory: directory).load() }
+        let catalog = try #require(loaded, "reading a directory holding a FIFO did not end within 60 s")
+        #expect(catalog.schemas.map(\.name) == ["network"])
+        #expect(catalog.errors.count == 1)
+        #expect(catalog.errors.first?.file == self.scratch.file("fifo.json"))
+        #expect(catalog.errors.first?.path == "$")
+        #expect(catalog.errors.first?.reason == "cannot read the file: it is a FIFO, not a regular file")
+    }
+
+    @Test("a symbolic link to a schema is read, as before")
+    func symbolicLink() throws {
+        let modules = self.scratch.file("modules")
+        try Files.write(Self.schema("network"), to: self.scratch.file("shared/network.json"))
+        try FileManager.default.createDirectory(atPath: modules, withIntermediateDirectories: false)
+        try #require(symlink(self.scratch.file("shared/network.json"), "\(modules)/network.json") == 0)
+        let catalog = try ModuleCatalogLoader(directory: modules).load()
+        #expect(catalog.schemas.map(\.name) == ["network"])
+        #expect(catalog.errors.isEmpty)
+    }
+
+    @Test("a module id too long for its state files to be named is rejected at load, naming the limit")
+    func longModuleID() throws {
+        let name = "m" + String(repeating: "x", count: 245)
+        try Files.write(Self.schema(name), to: self.scratch.file("\(name).json"))
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.isEmpty)
+        #expect(catalog.errors.first?.path == "$.module")
+        #expect(catalog.errors.first?.reason.contains("246 characters long, more than the 128 allowed") == true)
     }
 
     @Test("a missing directory is an error naming it")

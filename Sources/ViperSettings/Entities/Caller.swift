@@ -25,14 +25,19 @@ public struct Caller: Sendable, Hashable {
         return ([self.gid] + self.groups).filter { seen.insert($0).inserted }
     }
 
-    /// Whether the caller may write a module with these writers: root, a user named in `users`, or a caller whose
-    /// effective or supplementary group is named in `groups`.
+    /// Whether the caller may write a module with these writers: root, a user named in `users` (by name, or by
+    /// uid for an entry that is a number), or a caller whose effective or supplementary group is in `groups` (by
+    /// name, or by gid).
     public func mayWrite(_ writers: Writers, accounts: any AccountDirectory) -> Bool {
         if self.uid == 0 { return true }
-        if !writers.users.isEmpty, let name = accounts.userName(uid: self.uid), writers.users.contains(name) {
-            return true
+        if !writers.users.isEmpty {
+            let name = accounts.userName(uid: self.uid)
+            if writers.users.contains(where: { Writers.entry($0, names: self.uid, called: name) }) { return true }
         }
         guard !writers.groups.isEmpty else { return false }
-        return self.allGroups.contains { gid in accounts.groupName(gid: gid).map(writers.groups.contains) ?? false }
+        return self.allGroups.contains { gid in
+            let name = accounts.groupName(gid: gid)
+            return writers.groups.contains { Writers.entry($0, names: gid, called: name) }
+        }
     }
 }

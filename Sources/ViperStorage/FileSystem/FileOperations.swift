@@ -1,30 +1,22 @@
 import Glibc
+import ViperPOSIX
 
 /// The blocking POSIX calls storage is made of, each throwing a ``StorageError`` that names the file and the
 /// `errno` text. Durability is explicit: nothing here syncs unless asked to.
 ///
 /// Every function blocks; call them on a thread pool, never on the cooperative pool.
 enum FileOperations {
-    /// The whole content of a file, or `nil` when it does not exist.
+    /// The whole content of a regular file, or `nil` when it does not exist. Never waits on a FIFO or a device:
+    /// something other than a regular file is an error (see ``RegularFile``).
     static func readFile(_ path: String) throws(StorageError) -> [UInt8]? {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            let code = Glibc.errno
-            if code == ENOENT { return nil }
-            throw .system("open", path, errno: code)
-        }
-        defer { _ = Glibc.close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                let code = Glibc.errno
-                if code == EINTR { continue }
-                throw .system("read", path, errno: code)
+        do {
+            return try RegularFile.contents(of: path)
+        } catch {
+            switch error {
+            case .system(let operation, let code): throw .system(operation, path, errno: code)
+            case .notRegularFile(let kind):
+                throw StorageError("\(path) is \(kind), expected a file; move it out of the way", errno: EINVAL)
             }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
         }
     }
 

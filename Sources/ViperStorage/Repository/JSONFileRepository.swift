@@ -269,13 +269,15 @@ public actor JSONFileRepository: SettingsRepository {
     }
 
     /// Module names come from schemas; anything that could escape the directory or hide a file is refused, and so
-    /// is a name ending in `.remote`, whose snapshot would be another module's remote file.
+    /// is a name ending in `.remote`, whose snapshot would be another module's remote file, and a name longer than
+    /// ``ModuleSchema/maximumIDLength`` bytes, some of whose files could not be named (a file name has at most 255).
     private static func validate(_ module: String) throws(StorageError) {
         guard !module.isEmpty, !module.hasPrefix("."), !module.contains("/"), !module.utf8.contains(0),
-            !module.hasSuffix(".remote")
+            !module.hasSuffix(".remote"), module.utf8.count <= ModuleSchema.maximumIDLength
         else {
             throw StorageError(
-                "invalid module name '\(module)': it must not be empty, contain '/', start with '.' or end in '.remote'"
+                "invalid module name '\(module)': it must not be empty, contain '/', start with '.', end in '.remote' "
+                    + "or be longer than \(ModuleSchema.maximumIDLength) bytes"
             )
         }
     }

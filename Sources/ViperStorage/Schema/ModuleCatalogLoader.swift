@@ -1,15 +1,17 @@
 import Dispatch
 import SettingsAPI
 import Synchronization
+import ViperPOSIX
 public import ViperSettings
 
 /// Reads the module schemas of a directory (`config/modules/NAME.json`): one bad file never stops the others.
 ///
 /// Every `*.json` file is read in file-name order (hidden files are skipped), parsed with ``JSONValue`` and checked
 /// with ``ModuleSchema/init(json:)``. A file is rejected, with a ``SchemaError`` whose `file` is its path, when it is
-/// not JSON (path `$`, reason `line L, column C: …`), when its schema is inconsistent (the schema's JSON path and
-/// reason), when its `module` is not its file name (`NAME.json` declares `"module": "NAME"`), or when an earlier file
-/// declared the same module.
+/// not a regular file (path `$`, reason `cannot read the file: it is a FIFO, not a regular file`; a FIFO is never
+/// waited on, a symbolic link to a regular file is read), when it is not JSON (path `$`, reason
+/// `line L, column C: …`), when its schema is inconsistent (the schema's JSON path and reason), when its `module` is
+/// not its file name (`NAME.json` declares `"module": "NAME"`), or when an earlier file declared the same module.
 ///
 /// ```swift
 /// let catalog = try ModuleCatalogLoader(directory: "config/modules").load()
@@ -84,9 +86,9 @@ public struct ModuleCatalogLoader: Sendable {
     private static func schema(at path: String, fileName: String) throws(SchemaError) -> (ModuleSchema, [UInt8]) {
         let content: [UInt8]?
         do {
-            content = try FileOperations.readFile(path)
+            content = try RegularFile.contents(of: path)
         } catch {
-            throw SchemaError(path: "$", reason: "cannot read the file: \(error.message)")
+            throw SchemaError(path: "$", reason: "cannot read the file: \(error)")
         }
         guard let bytes = content else {
             throw SchemaError(path: "$", reason: "the file disappeared while the directory was read")

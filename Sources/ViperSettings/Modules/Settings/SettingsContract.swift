@@ -143,6 +143,11 @@ public protocol AccountDirectory: Sendable {
     /// The name of group `gid`, or `nil`. Membership is never looked up here: it comes from the caller's
     /// credentials (``Caller/groups``).
     func groupName(gid: UInt32) -> String?
+    /// The uid of the user `name`, or `nil` when there is no such user (for the warning a schema's unknown writers
+    /// get when it is loaded).
+    func userID(named name: String) -> UInt32?
+    /// The gid of the group `name`, or `nil` when there is no such group.
+    func groupID(named name: String) -> UInt32?
 }
 
 extension SettingsInteractorProtocol {

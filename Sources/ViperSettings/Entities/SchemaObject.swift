@@ -1,0 +1,57 @@
+import SettingsAPI
+
+/// A JSON object of a schema with its path: its members, and the check that it has no key but those allowed.
+struct SchemaObject {
+    var members: [String: JSONValue]
+    var path: String
+
+    func member(_ key: String) throws(SchemaError) -> SchemaField {
+        guard let value = self.members[key] else {
+            throw SchemaError(path: "\(self.path).\(key)", reason: "missing")
+        }
+        return SchemaField(value, "\(self.path).\(key)")
+    }
+
+    func optionalMember(_ key: String) throws(SchemaError) -> SchemaField? {
+        guard let value = self.members[key], value != .null else { return nil }
+        return SchemaField(value, "\(self.path).\(key)")
+    }
+
+    /// The path of the member `key`: `$.sections[0].rnage`, or `$.sections[0]["a b"]` for a key that is not a
+    /// plain name.
+    func path(of key: String) -> String {
+        let plain =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+                    || $0 == "-"
+            }
+        return plain ? "\(self.path).\(key)" : "\(self.path)[\(QuotedText.quote(key))]"
+    }
+
+    /// Throws for the first key, in sorted order, that `allowed` does not hold: a misspelt key would otherwise drop
+    /// what it meant to say without a word. `place` names the object for people: "a section".
+    func rejectUnknownKeys(allowing allowed: [String], in place: String) throws(SchemaError) {
+        for key in self.members.keys.sorted() where !allowed.contains(key) {
+            throw self.unknownKey(key, allowed: allowed, in: place)
+        }
+    }
+
+    /// The error for `key`, which `place` does not take: "unknown key 'rnage'; an int item takes default, id, …".
+    func unknownKey(_ key: String, allowed: [String], in place: String) -> SchemaError {
+        SchemaError(
+            path: self.path(of: key),
+            reason: "unknown key \(SchemaField.quoted(key)); \(place) takes \(allowed.sorted().joined(separator: ", "))"
+        )
+    }
+
+    /// The `pattern` member, checked to be a regular expression.
+    func pattern() throws(SchemaError) -> String? {
+        guard let field = try self.optionalMember("pattern") else { return nil }
+        let pattern = try field.string()
+        guard (try? Regex(pattern)) != nil else {
+            throw SchemaError(path: field.path, reason: "not a valid regular expression")
+        }
+        return pattern
+    }
+}
