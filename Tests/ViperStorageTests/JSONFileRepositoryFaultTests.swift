@@ -94,6 +94,22 @@ struct JSONFileRepositoryFaultTests {
         #expect(try await repository.state(of: "network").local == ["proxy.port": .int(1)])
     }
 
+    @Test("a snapshot whose revision does not fit 64 bits is set aside and the module refuses writes: none is above it")
+    func revisionBeyond64Bits() async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 99999999999999999999, "local": {"proxy.port": 1}}"#,
+            to: self.scratch.file("network.json")
+        )
+        let repository = makeRepository(self.scratch.path)
+        #expect(try await repository.state(of: "network").revision == .max, "the revision never goes back")
+        await #expect(throws: StorageError.self) {
+            try await repository.update(module: "network") {
+                LocalChange(set: ["proxy.port": .int(2)], revision: $0.revision + 1)
+            }
+        }
+        #expect(Files.exists(self.scratch.file("network.json.corrupt-\(testTimestamp)")))
+    }
+
     @Test("a revision in the journal above the snapshot's, or a huge one, never traps nor lowers the revision")
     func journalRevisions() async throws {
         try Files.write(

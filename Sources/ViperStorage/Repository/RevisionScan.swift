@@ -1,6 +1,7 @@
 /// Finds the revisions named in text that does not parse: every `"revision"`, then optional spaces, `:`, optional
 /// spaces and digits. Used when a state file is set aside, so that the module's revision after the repair stays
-/// above every revision the lost text held. Numbers that do not fit an `Int64` are ignored (never trapped on).
+/// above every revision the lost text held. A number that does not fit an `Int64` counts as `Int64.max` (never
+/// trapped on): no revision can be above it, so the module refuses writes rather than give a revision out again.
 enum RevisionScan {
     /// The highest revision in `bytes`, or `nil` when none is readable.
     static func highest(in bytes: ArraySlice<UInt8>) -> Int64? {
@@ -27,14 +28,14 @@ enum RevisionScan {
         return cursor
     }
 
-    /// The non-negative decimal number at `start`; `nil` when there is none or it does not fit an `Int64`.
+    /// The non-negative decimal number at `start`, `Int64.max` when it does not fit; `nil` when there is none.
     private static func number(_ bytes: ArraySlice<UInt8>, from start: Int) -> Int64? {
         var value: Int64 = 0
         var cursor = start
         while cursor < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[cursor]) {
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[cursor] - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return nil }
+            if overflow1 || overflow2 { return .max }
             value = sum
             cursor += 1
         }
