@@ -52,7 +52,7 @@ public struct DaemonCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Sync from a remote source: https://host/path.json, http://…, or etcd://host:port[,host:port…]/PREFIX; off disables it.",
+            "Sync from a remote source: https://host/path.json, http://..., or etcd://host:port[,host:port...]/PREFIX; off disables it.",
             valueName: "url"
         )
     )
