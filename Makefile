@@ -58,10 +58,9 @@ install: setup
 uninstall:
 	scripts/install.sh --uninstall
 
-## man: regenerate man/*.1 with swift-argument-parser's generate-manual plugin
+## man: regenerate man/*.1 with swift-argument-parser's generate-manual plugin (scripts/man.sh: blank lines become .Pp)
 man:
-	mkdir -p man
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --output-directory "$(CURDIR)/man"
+	SWIFT="$(SWIFT)" scripts/man.sh
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift

@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(socat python3-venv pkg-config libsystemd-dev nginx-light etcd-server etcd-client openssl)
+# zsh and fish: the interop tests type TAB in each shell that settingsctl writes a completion script for.
+packages=(socat python3-venv pkg-config libsystemd-dev nginx-light etcd-server etcd-client openssl zsh fish)
 if [ "${1:-}" = "--bench" ]; then
     packages+=(hyperfine dconf-cli dconf-service dbus strace)
 fi

@@ -30,7 +30,10 @@ extension SettingsCtl {
             Glibc.exit(failure.status.rawValue)
         } catch {
             let status = Self.exitStatus(for: error)
-            let message = Self.usageHint(Self.message(for: error), arguments: arguments)
+            var message = Self.usageHint(Self.message(for: error), arguments: arguments)
+            if status == .success, BashCompletionScript.isRequested(by: arguments) {
+                message = BashCompletionScript.literal(message)
+            }
             if status == .success {
                 do {
                     if !message.isEmpty { try StandardStream.output.writeLine(message) }

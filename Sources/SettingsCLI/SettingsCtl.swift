@@ -7,8 +7,8 @@ import SettingsCLICore
 ///
 /// Run it with ``main()``, which maps every failure to the documented exit statuses (``ExitStatus``).
 public struct SettingsCtl: ParsableCommand {
-    /// The version `--version` prints.
-    public static let version = "0.1.0"
+    /// The version `--version` prints after the name: viper-settings' own, as the daemon's and the applier's.
+    public static let version = ViperSettingsVersion.current
 
     public static let configuration = CommandConfiguration(
         commandName: "settingsctl",

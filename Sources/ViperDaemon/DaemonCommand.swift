@@ -22,7 +22,7 @@ public struct DaemonCommand: AsyncParsableCommand {
               viper-settingsd --config config/viper-settingsd.conf --state-dir .state
               viper-settingsd --modules-dir /etc/viper-settings/modules --socket /tmp/settings.sock --log-level debug
             """,
-        version: ViperSettingsVersion.current
+        version: "viper-settingsd \(ViperSettingsVersion.current)"
     )
 
     @Option(name: .long, help: ArgumentHelp("The configuration file to read.", valueName: "file"))
@@ -52,7 +52,7 @@ public struct DaemonCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Sync from a remote source: https://host/path.json, http://…, or etcd://host:port[,host:port…]/PREFIX; off disables it.",
+            "Sync from a remote source: https://host/path.json, http://..., or etcd://host:port[,host:port...]/PREFIX; off disables it.",
             valueName: "url"
         )
     )

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -167,6 +168,21 @@ def test_bad_flag_exits_with_usage_error(daemon_factory):
     bad.process = None
     assert status != 0
     assert not os.path.exists(bad.socket_path)
+
+
+def test_every_program_prints_its_name_and_one_version():
+    """`--version` of viper-settingsd, viper-settings-apply and settingsctl: `NAME VERSION`, the common form on
+    Linux, with the same version."""
+    versions = set()
+    for name in ("viper-settingsd", "viper-settings-apply", "settingsctl"):
+        result = subprocess.run(
+            [support.executable(name), "--version"], capture_output=True, text=True, timeout=support.CLI_TIMEOUT
+        )
+        assert result.returncode == 0, result.stderr
+        match = re.fullmatch(rf"{re.escape(name)} ([0-9]+\.[0-9]+\.[0-9]+)\n", result.stdout)
+        assert match, f"{name} --version printed {result.stdout!r}"
+        versions.add(match.group(1))
+    assert len(versions) == 1, versions
 
 
 def test_help_exits_0():

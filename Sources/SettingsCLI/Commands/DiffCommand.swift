@@ -27,7 +27,7 @@ package struct DiffCommand: SettingsCommand {
 
     @Argument(
         help: "The module.",
-        completion: .custom { CompletionCandidates.complete(.module, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.module)
     )
     package var module: String
 

@@ -26,7 +26,7 @@ package struct DumpCommand: SettingsCommand {
 
     @Argument(
         help: "Modules to dump; every module when none is given.",
-        completion: .custom { CompletionCandidates.complete(.module, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.module)
     )
     package var modules: [String] = []
 

@@ -21,7 +21,7 @@ package struct ExplainCommand: SettingsCommand {
 
     @Argument(
         help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.",
-        completion: .custom { CompletionCandidates.complete(.key, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.key)
     )
     package var key: String
 

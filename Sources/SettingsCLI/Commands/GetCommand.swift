@@ -8,7 +8,9 @@ package struct GetCommand: SettingsCommand {
         abstract: "Print the effective value of a key.",
         discussion: """
             Prints the value alone, as people read it (a list of strings as "stable, beta"), and a newline, so \
-            that scripts can use it. With --json, prints the whole item: the typed value, its layer, its default.
+            that scripts can use it. On a terminal, control characters other than line breaks and tabs are shown \
+            escaped; a pipe gets the value as it is. With --json, prints the whole item: the typed value, its \
+            layer, its default.
 
             Examples:
               settingsctl get network.proxy.port
@@ -21,7 +23,7 @@ package struct GetCommand: SettingsCommand {
 
     @Argument(
         help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.",
-        completion: .custom { CompletionCandidates.complete(.key, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.key)
     )
     package var key: String
 

@@ -1,7 +1,8 @@
 package import ArgumentParser
 package import SettingsCLICore
 
-/// `settingsctl load [--dry-run] [--replace] [--if-revision MODULE=REV]... FILE`: the values of a dump, all or none.
+/// `settingsctl load [--dry-run] [--replace] [--if-revision MODULE=REV]... FILE`: the values of a dump, each checked
+/// before any is set.
 package struct LoadCommand: SettingsCommand {
     package static let configuration = CommandConfiguration(
         commandName: "load",

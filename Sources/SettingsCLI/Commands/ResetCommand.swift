@@ -21,7 +21,7 @@ package struct ResetCommand: SettingsCommand {
 
     @Argument(
         help: "A key (network.proxy.port) or a module (network).",
-        completion: .custom { CompletionCandidates.complete(.keyOrModule, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.keyOrModule)
     )
     package var target: String
 

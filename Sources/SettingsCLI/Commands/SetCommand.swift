@@ -24,13 +24,13 @@ package struct SetCommand: SettingsCommand {
 
     @Argument(
         help: "The key, MODULE.SECTION.ITEM, e.g. network.proxy.port.",
-        completion: .custom { CompletionCandidates.complete(.key, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.key)
     )
     package var key: String
 
     @Argument(
         help: "The new value, as text.",
-        completion: .custom { CompletionCandidates.complete(.value, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.value)
     )
     package var value: String
 

@@ -22,7 +22,7 @@ package struct ShowCommand: SettingsCommand {
 
     @Argument(
         help: "The module, e.g. network (settingsctl modules lists them).",
-        completion: .custom { CompletionCandidates.complete(.module, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.module)
     )
     package var module: String
 

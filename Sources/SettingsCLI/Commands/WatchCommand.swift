@@ -34,7 +34,7 @@ package struct WatchCommand: ParsableCommand {
 
     @Argument(
         help: "Keys (network.proxy.port) or modules (network) to watch; every module when none is given.",
-        completion: .custom { CompletionCandidates.complete(.keyOrModule, words: $0, index: $1, prefix: $2) }
+        completion: .daemon(.keyOrModule)
     )
     package var targets: [String] = []
 

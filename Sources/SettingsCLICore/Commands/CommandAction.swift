@@ -39,12 +39,15 @@ package enum CommandAction: Sendable, Hashable {
             // The hot path of shell loops: the text is the item's display alone, read without the generic decoder
             // (its metadata costs a third of a `get`, measured with callgrind); any other reply is decoded in full.
             if !json, let item = reply["item"] {
-                // A string prints as it is (an empty one as an empty line); other types as their display.
-                if item["type"]?.stringValue == "string", let text = item["value"]?.stringValue { return text }
-                if let display = item["display"]?.stringValue { return display }
+                // A string prints as it is (an empty one as an empty line); other types as their display. On a
+                // terminal, control characters are escaped (ValueRenderer).
+                if item["type"]?.stringValue == "string", let text = item["value"]?.stringValue {
+                    return ValueRenderer.shown(text, style: style)
+                }
+                if let display = item["display"]?.stringValue { return ValueRenderer.shown(display, style: style) }
             }
             let model = try Self.decode(reply, of: .get, as: ValueViewModel.self)
-            return try Self.present(json, model) { ValueRenderer.render(model) }
+            return try Self.present(json, model) { ValueRenderer.render(model, style: style) }
         case .set(let key, let value):
             let parameters: JSONValue = ["key": .string(key), "text": .string(value)]
             let reply = try client.call(.set, parameters)

@@ -39,17 +39,35 @@ package struct CompletionCandidates: Sendable {
     }
 
     /// The candidates for the word at `index` of `words` (the whole command line, as the shell split it), that
-    /// begin with `prefix`; none when the daemon cannot tell.
-    package static func complete(_ target: Target, words: [String], index: Int, prefix: String) -> [String] {
+    /// begin with `prefix` (the word up to the cursor, as typed: quotes and escapes included), written for `shell`
+    /// (`bash`, `zsh`, `fish`, as ``CompletionQuoting`` says; as they are for any other); none when the daemon
+    /// cannot tell.
+    ///
+    /// Candidates come from schemas and the daemon: each is text for the command line, never shell syntax.
+    package static func complete(
+        _ target: Target,
+        words: [String],
+        index: Int,
+        prefix: String,
+        shell: String? = nil
+    ) -> [String] {
         let candidates = CompletionCandidates(words: words)
+        let quoting = CompletionQuoting(shell: shell)
+        let typed = ShellWord(typed: prefix)
+        let found: [String]
         switch target {
-        case .module: return candidates.modules(prefix: prefix)
-        case .key: return candidates.keys(prefix: prefix)
-        case .keyOrModule: return candidates.keysOrModules(prefix: prefix)
+        case .module: found = candidates.modules(prefix: typed.text)
+        case .key: found = candidates.keys(prefix: typed.text)
+        case .keyOrModule: found = candidates.keysOrModules(prefix: typed.text)
         case .value:
             guard let key = CompletionWords.positionals(in: words, before: index).dropFirst().first else { return [] }
-            return candidates.values(key: key, prefix: prefix)
+            // fish 3 hands the word over unquoted: a value is also compared with it as it is.
+            found = candidates.values(key: key, prefix: "").filter {
+                $0.hasPrefix(typed.text) || (quoting != .bash && quoting != .zsh && $0.hasPrefix(prefix))
+            }
         }
+        guard let quoting else { return CompletionQuoting.printable(found) }
+        return quoting.quoted(found, typed: typed)
     }
 
     /// The modules whose names begin with `prefix`.

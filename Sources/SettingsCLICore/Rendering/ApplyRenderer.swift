@@ -82,7 +82,7 @@ package enum ApplyRenderer {
     }
 
     private static func following(_ model: ApplyStatusViewModel, style: TextStyle) -> String {
-        let cursor = model.cursor.map { "last change applied: cursor \($0)" } ?? "no change applied yet"
+        let cursor = model.cursor.map { "last change applied: cursor \(Self.printable($0))" } ?? "no change applied yet"
         guard model.connected else {
             return style.strong("viper-settings-apply: ")
                 + style.apply(.warning, to: "not connected to viper-settingsd") + "; \(cursor)"
@@ -96,7 +96,7 @@ package enum ApplyRenderer {
     package static func render(_ model: ApplyDryRunViewModel, style: TextStyle = .plain) -> String {
         var lines: [String] = []
         for outcome in model.targets {
-            let result = style.apply(Self.emphasis(of: outcome), to: outcome.result)
+            let result = style.apply(Self.emphasis(of: outcome), to: Self.printable(outcome.result))
             lines.append(
                 style.strong(Self.printable(outcome.target)) + " (\(Self.printable(outcome.destination))): " + result
             )
@@ -133,7 +133,7 @@ package enum ApplyRenderer {
                 counts.append((outcome.result, 1))
             }
         }
-        let tally = counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        let tally = counts.map { "\($0.1) \(Self.printable($0.0))" }.joined(separator: ", ")
         let targets = Self.count(model.targets.count, "target") + (tally.isEmpty ? "" : ": \(tally)")
         return "dry run: nothing written, nothing reloaded; \(targets)"
     }
@@ -165,7 +165,7 @@ package enum ApplyRenderer {
         switch outcome.result {
         case "check-failed": return "the check refused the rendered file"
         case "reload-failed": return "the reload failed; the previous file was put back"
-        default: return outcome.result
+        default: return Self.printable(outcome.result)
         }
     }
 

@@ -25,10 +25,15 @@ package enum ExplainRenderer {
     /// The text, lines joined with newlines, without a final newline.
     package static func render(_ model: ExplainViewModel, style: TextStyle = .plain) -> String {
         let item = model.item
-        var lines = [item.title.isEmpty ? style.strong(item.key) : "\(style.strong(item.key)): \(item.title)"]
+        // Every text from the schema or the daemon is shown with its control characters escaped: the title, the
+        // constraint (a string's choices), values, sources, reasons.
+        let key = style.strong(TableFormatter.printable(item.key))
+        var lines = [item.title.isEmpty ? key : "\(key): \(TableFormatter.printable(item.title))"]
         if !item.summary.isEmpty { lines.append("  " + TableFormatter.printable(item.summary)) }
-        var typeLine = "  type \(item.type)"
-        if let constraint = item.constraint, !constraint.isEmpty { typeLine += ", \(constraint)" }
+        var typeLine = "  type \(TableFormatter.printable(item.type))"
+        if let constraint = item.constraint, !constraint.isEmpty {
+            typeLine += ", \(TableFormatter.printable(constraint))"
+        }
         if item.locked { typeLine += "; locked, local changes are refused" }
         lines.append(typeLine)
         lines.append("")
@@ -50,14 +55,17 @@ package enum ExplainRenderer {
             ]
         }
         lines += table.render(rows)
-        if let remote = model.remoteRevision { lines.append(style.faint("remote revision in force: \(remote)")) }
+        if let remote = model.remoteRevision {
+            lines.append(style.faint("remote revision in force: \(TableFormatter.printable(remote))"))
+        }
         for reason in model.rejected ?? [] {
-            lines.append(style.apply(.warning, to: "fleet value rejected by the schema: \(reason)"))
+            lines.append(
+                style.apply(.warning, to: "fleet value rejected by the schema: \(TableFormatter.printable(reason))")
+            )
         }
         lines.append("")
-        lines.append(
-            style.faint("\(Self.winnerMarker) wins: \(item.key) is \(item.display) (\(model.winner.rawValue))")
-        )
+        let winner = "\(TableFormatter.printable(item.key)) is \(TableFormatter.printable(item.display))"
+        lines.append(style.faint("\(Self.winnerMarker) wins: \(winner) (\(model.winner.rawValue))"))
         return lines.joined(separator: "\n")
     }
 }

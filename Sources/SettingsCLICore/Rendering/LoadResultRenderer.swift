@@ -20,27 +20,34 @@ package enum LoadResultRenderer {
                 : model.applied
                     ? "loaded (revision \(module.revision))"
                     : "would change (now at revision \(module.revision))"
-            lines.append("\(module.module): \(heading)")
+            lines.append("\(TableFormatter.printable(module.module)): \(heading)")
             lines += Self.changes(module.changes, style: style)
         }
         if !model.problems.isEmpty {
             lines.append("cannot be loaded (nothing \(model.applied ? "was" : "would be") loaded):")
-            lines += model.problems.map { "  \($0.key): \($0.reason)" }
+            lines += model.problems.map {
+                "  \(TableFormatter.printable($0.key)): \(TableFormatter.printable($0.reason))"
+            }
         }
         return lines.joined(separator: "\n")
     }
 
     /// The lines of `diff MODULE`: each key whose value is not its default.
     package static func render(differences module: ModuleLoadViewModel, style: TextStyle = .plain) -> String {
-        guard module.changed else { return "\(module.module): every value is its default" }
+        let name = TableFormatter.printable(module.module)
+        guard module.changed else { return "\(name): every value is its default" }
         return
-            (["\(module.module): differs from the defaults (revision \(module.revision))"]
+            (["\(name): differs from the defaults (revision \(module.revision))"]
             + Self.changes(module.changes, style: style)).joined(separator: "\n")
     }
 
+    /// Keys, values (from the file, the schema or whoever set them) and reasons are shown with their control
+    /// characters escaped.
     private static func changes(_ changes: [LoadChangeViewModel], style: TextStyle) -> [String] {
         changes.map { change in
-            "  \(change.key): \(change.oldDisplay) -> \(style.strong(change.display)) "
+            let old = TableFormatter.printable(change.oldDisplay)
+            let new = style.strong(TableFormatter.printable(change.display))
+            return "  \(TableFormatter.printable(change.key)): \(old) -> \(new) "
                 + style.faint("(\(change.layer.rawValue))")
         }
     }

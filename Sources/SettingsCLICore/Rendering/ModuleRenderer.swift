@@ -34,7 +34,9 @@ package enum ModuleRenderer {
 
     /// The text, lines joined with newlines, without a final newline.
     package static func render(_ model: ModuleViewModel, style: TextStyle = .plain) -> String {
-        var lines = ["\(style.strong(model.title)) (\(model.module), revision \(model.revision))"]
+        // Every text from the schema or the daemon is shown with its control characters escaped.
+        let title = style.strong(TableFormatter.printable(model.title))
+        var lines = ["\(title) (\(TableFormatter.printable(model.module)), revision \(model.revision))"]
         if !model.description.isEmpty { lines.append(TableFormatter.printable(model.description)) }
 
         // On a terminal the value and the title are cut short (…) to fit its width; --json gives them whole.

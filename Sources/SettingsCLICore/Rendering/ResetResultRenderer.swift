@@ -10,11 +10,13 @@ package enum ResetResultRenderer {
     ///
     /// - Parameter target: the key or module given on the command line.
     package static func render(_ model: ResetResultViewModel, target: String, style: TextStyle = .plain) -> String {
+        let shown = TableFormatter.printable(target)
         if model.items.count == 1, let item = model.items.first, item.key == target {
-            guard model.changed else { return "\(item.key): unchanged, no local value (\(item.display))" }
-            return "\(item.key): reset to \(style.strong(item.display)) (\(item.layer.rawValue))"
+            let display = TableFormatter.printable(item.display)
+            guard model.changed else { return "\(shown): unchanged, no local value (\(display))" }
+            return "\(shown): reset to \(style.strong(display)) (\(item.layer.rawValue))"
         }
-        guard model.changed else { return "\(target): nothing to reset, no local values" }
+        guard model.changed else { return "\(shown): nothing to reset, no local values" }
         let table = TableFormatter(columns: Array(repeating: .init(), count: 3), indent: 2, style: style)
         let rows: [[TableFormatter.Cell]] = model.items.map { item in
             [
@@ -22,6 +24,6 @@ package enum ResetResultRenderer {
                 .init("(\(item.layer.rawValue))", .faint),
             ]
         }
-        return (["\(target): local values removed; the values now are:"] + table.render(rows)).joined(separator: "\n")
+        return (["\(shown): local values removed; the values now are:"] + table.render(rows)).joined(separator: "\n")
     }
 }

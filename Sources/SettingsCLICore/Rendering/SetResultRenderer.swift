@@ -22,7 +22,10 @@ package enum SetResultRenderer {
         changed: Bool,
         style: TextStyle
     ) -> String {
+        // Values come from whoever set them, the fleet included: control characters are shown escaped.
+        let key = TableFormatter.printable(key)
+        let display = TableFormatter.printable(display)
         guard changed else { return "\(key): unchanged (\(display))" }
-        return "\(key): \(previous) -> \(style.strong(display))"
+        return "\(key): \(TableFormatter.printable(previous)) -> \(style.strong(display))"
     }
 }

@@ -13,7 +13,8 @@ package import SettingsAPI
 package enum StatusRenderer {
     /// The text of `status`.
     package static func render(_ model: StatusViewModel, style: TextStyle = .plain) -> String {
-        var lines = [style.strong("viper-settingsd \(model.version): \(model.modules) modules, \(model.keys) keys")]
+        let version = TableFormatter.printable(model.version)
+        var lines = [style.strong("viper-settingsd \(version): \(model.modules) modules, \(model.keys) keys")]
         lines += Self.sync(model.sync, now: model.now)
         return lines.joined(separator: "\n")
     }
@@ -25,7 +26,7 @@ package enum StatusRenderer {
             lines = ["no value changed"]
         } else {
             lines = ["\(model.changedKeys.count) value\(model.changedKeys.count == 1 ? "" : "s") changed:"]
-            lines += model.changedKeys.map { "  \($0)" }
+            lines += model.changedKeys.map { "  \(TableFormatter.printable($0))" }
         }
         lines += Self.sync(model.sync, now: model.now)
         return lines.joined(separator: "\n")
@@ -35,13 +36,16 @@ package enum StatusRenderer {
     /// the values cached from an earlier run are served.
     private static func noSuccess(_ sync: SyncStatusViewModel) -> String {
         guard let revision = sync.revision else { return "never" }
-        return "not since the daemon started (revision \(revision) in force, from its cache)"
+        return "not since the daemon started (revision \(TableFormatter.printable(revision)) in force, from its cache)"
     }
 
     private static func sync(_ sync: SyncStatusViewModel, now: Double) -> [String] {
         guard sync.state != "off" else { return ["remote sync: off"] }
-        var rows: [(String, String)] = [("source", sync.source), ("state", sync.state)]
-        if let revision = sync.revision { rows.append(("revision", revision)) }
+        // The source, its revision (an ETag) and errors come from the configuration and the remote: escaped.
+        var rows: [(String, String)] = [
+            ("source", TableFormatter.printable(sync.source)), ("state", TableFormatter.printable(sync.state)),
+        ]
+        if let revision = sync.revision { rows.append(("revision", TableFormatter.printable(revision))) }
         rows.append(("last success", sync.lastSuccess.map { Self.age($0, now: now) } ?? Self.noSuccess(sync)))
         if let error = sync.lastError { rows.append(("last error", TableFormatter.printable(error))) }
         if let next = sync.nextAttempt {

@@ -1,3 +1,5 @@
+import SettingsAPI
+
 /// Lays out rows of cells in aligned columns, as plain lines without trailing spaces.
 ///
 /// Widths are measured on the text (wide characters count two columns, control characters are shown
@@ -139,21 +141,29 @@ package struct TableFormatter: Sendable {
         return total
     }
 
-    /// `text` with line breaks, tabs and other control characters shown as escapes, so a cell is one line.
+    /// `text` with line breaks, tabs and every other control character a terminal would act on (C0, DEL, C1, the
+    /// line and paragraph separators: those ``QuotedText/escaped(_:)`` escapes) shown as escapes (`\n`, `\u{1b}`),
+    /// so that a cell is one line and text from a schema, a value or the daemon cannot move the cursor, clear the
+    /// screen or retitle the terminal. Every renderer passes such text through it.
     package static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        guard text.unicodeScalars.contains(where: Self.isControl) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where Self.isControl(scalar):
                 result += "\\u{\(String(scalar.value, radix: 16))}"
             default: result.unicodeScalars.append(scalar)
             }
         }
         return result
+    }
+
+    /// Whether a terminal acts on `scalar` rather than showing it.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        QuotedText.escaped(scalar) != nil
     }
 
     private static func trimmingTrailingSpaces(_ line: String) -> String {

@@ -23,6 +23,9 @@ package struct TextStyle: Sendable, Hashable {
         self.columns = columns
     }
 
+    /// Whether the output goes to a terminal: only a terminal has a width (``columns``).
+    package var isTerminal: Bool { self.columns != nil }
+
     /// No escape sequences, no width: for pipes, files and tests.
     package static let plain = TextStyle(isEnabled: false)
 

@@ -3,10 +3,26 @@ package import SettingsAPI
 /// Renders the reply of `Get` (`settingsctl get KEY`): the value alone, so that scripts can use it
 /// (`port=$(settingsctl get network.proxy.port)`): a string as it is (an empty one as an empty line), any other
 /// type as the daemon displays it, which `set` reads back (a list that commas cannot show is a JSON array).
+///
+/// On a terminal, control characters but line breaks and tabs are shown escaped (`\u{1b}`), as every other view
+/// shows text from a schema or a value: a choice or a value set by the fleet cannot clear the screen or retitle the
+/// terminal. A pipe or a file gets the value as it is.
 package enum ValueRenderer {
     /// The value, without a newline.
-    package static func render(_ model: ValueViewModel) -> String {
-        if model.item.type == "string", let text = model.item.value.stringValue { return text }
-        return model.item.display
+    package static func render(_ model: ValueViewModel, style: TextStyle = .plain) -> String {
+        if model.item.type == "string", let text = model.item.value.stringValue {
+            return Self.shown(text, style: style)
+        }
+        return Self.shown(model.item.display, style: style)
+    }
+
+    /// `text` as `get` prints it with `style`: as it is, or on a terminal with its control characters but line
+    /// breaks and tabs escaped.
+    package static func shown(_ text: String, style: TextStyle) -> String {
+        guard style.isTerminal else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { TableFormatter.printable(String($0)) }
+                .joined(separator: "\t")
+        }.joined(separator: "\n")
     }
 }

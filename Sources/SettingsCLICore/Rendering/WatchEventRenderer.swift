@@ -11,28 +11,30 @@ package enum WatchEventRenderer {
     /// -- resync: the watcher read too slowly and changes were dropped; sending the current values
     /// ```
     package static func render(_ event: WatchEventViewModel, style: TextStyle) -> String? {
-        let key = style.strong(event.key ?? "?")
+        // Keys, values, cursors and reasons come from the daemon (values from whoever set them): escaped.
+        let key = style.strong(TableFormatter.printable(event.key ?? "?"))
+        let cursor = TableFormatter.printable(event.cursor)
         switch event.event {
         case .current:
-            return "\(key) = \(event.display ?? "?") (\(event.layer?.rawValue ?? "?"))"
+            return "\(key) = \(TableFormatter.printable(event.display ?? "?")) (\(event.layer?.rawValue ?? "?"))"
         case .ready:
-            return style.faint("-- watching for changes (cursor \(event.cursor))")
+            return style.faint("-- watching for changes (cursor \(cursor))")
         case .change:
             var who: [String] = [event.layer.map { "\($0.rawValue)" } ?? "removed"]
             switch event.cause {
             case "client":
                 who.append("uid \(event.uid.map(String.init) ?? "?"), pid \(event.pid.map(String.init) ?? "?")")
-            case "remote": who.append("remote" + (event.remoteRevision.map { " revision \($0)" } ?? ""))
+            case "remote":
+                who.append("remote" + (event.remoteRevision.map { " revision \(TableFormatter.printable($0))" } ?? ""))
             case "schema": who.append("schema reload")
             default: break
             }
             if let revision = event.revision { who.append("revision \(revision)") }
-            let old = event.oldDisplay ?? "(none)"
-            let new = event.display ?? "(none)"
-            return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) "
-                + style.faint("[cursor \(event.cursor)]")
+            let old = TableFormatter.printable(event.oldDisplay ?? "(none)")
+            let new = TableFormatter.printable(event.display ?? "(none)")
+            return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) " + style.faint("[cursor \(cursor)]")
         case .resync:
-            return style.faint("-- resync: \(event.reason ?? "the stream starts over")")
+            return style.faint("-- resync: \(TableFormatter.printable(event.reason ?? "the stream starts over"))")
         }
     }
 }

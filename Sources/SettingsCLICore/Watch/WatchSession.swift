@@ -41,7 +41,8 @@ package struct WatchSession: Sendable {
         while true {
             let outcome = self.follow(after: cursor, output: output) { event in
                 if lost {
-                    let resumed = cursor.map { "resuming after cursor \($0)" } ?? "starting over"
+                    let resumed =
+                        cursor.map { "resuming after cursor \(TableFormatter.printable($0))" } ?? "starting over"
                     StandardStream.error.write("settingsctl: reconnected to the settings daemon, \(resumed)\n")
                     lost = false
                 }

@@ -28,7 +28,7 @@ public struct ApplyCommand: AsyncParsableCommand {
               viper-settings-apply --targets-dir config/apply.d --socket /run/viper-settings/io.viper.settings
               viper-settings-apply --root /tmp/image --state-dir /tmp/apply-state --control-socket /tmp/apply.sock
             """,
-        version: ViperSettingsVersion.current
+        version: "viper-settings-apply \(ViperSettingsVersion.current)"
     )
 
     @Option(name: .customLong("targets-dir"), help: ArgumentHelp("Where target files are read.", valueName: "dir"))
