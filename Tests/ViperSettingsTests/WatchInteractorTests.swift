@@ -349,6 +349,32 @@ struct WatchModulesChangedTests {
         }
     }
 
+    @Test("a module whose state files load again: its watchers start over (resync, then the current values)")
+    func stateReloaded() async throws {
+        let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+        let watcher = WatchInteractor(
+            repository: self.repository,
+            feed: self.feed,
+            schemas: { [Fixtures.network] },
+            logger: self.logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: ["network.proxy.port"], after: nil) { sink.yield($0) }
+                sink.finish()
+            }
+            var iterator = events.makeAsyncIterator()
+            _ = await WatchInteractorTests.untilReady(&iterator)
+            self.feed.reset(module: "network")
+            let restart = await WatchInteractorTests.untilReady(&iterator)
+            guard case .resync(.stateReloaded(module: "network")) = restart.first, restart.count == 3 else {
+                Issue.record("expected a resync, the current value and ready, got \(restart)")
+                return
+            }
+            group.cancelAll()
+        }
+    }
+
     @Test("at start, a module without a kept schema is not told as added; one no longer served is told as removed")
     func atStart() async throws {
         await self.builder.adopt(

@@ -155,6 +155,33 @@ struct JSONFileRepositoryRepairTests {
         #expect(try await repository.state(of: "display").revision == 1)
     }
 
+    @Test("NAME.json unusable: the revision served stays at the journal's; once fixed, watchers are told to start over")
+    func snapshotUnusableThenFixed() async throws {
+        try FileManager.default.createDirectory(
+            atPath: self.scratch.file("network.json"),
+            withIntermediateDirectories: true
+        )
+        try Files.write(
+            journalLine(revision: 3, set: ["proxy.port": 3]) + journalLine(revision: 4, set: ["proxy.port": 4]),
+            to: self.scratch.file("network.journal")
+        )
+        let feed = ChangeFeed()
+        let repository = JSONFileRepository(
+            directory: self.scratch.path,
+            threadPool: .singleton,
+            logger: LogRecorder().logger,
+            feed: feed
+        )
+        #expect(try await repository.state(of: "network").revision == 4, "revision 4 was given out: never less")
+        let subscription = feed.subscribe(modules: ["network"])
+        try FileManager.default.removeItem(atPath: self.scratch.file("network.json"))
+        let after = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.mode": .string("auto")], revision: $0.revision + 1)
+        }.after
+        #expect(after.local == ["proxy.port": .int(4), "proxy.mode": .string("auto")] && after.revision == 5)
+        #expect(await subscription.next() == .reset(module: "network"), "what was served meanwhile was not the state")
+    }
+
     @Test("a journal is compacted once it passes the size limit, whatever its record count")
     func compactsBySize() async throws {
         let repository = JSONFileRepository(

@@ -21,6 +21,9 @@ public final class ChangeFeed: Sendable {
         case records([Published])
         /// The backlog overflowed: records were dropped; the watcher must start over from the current state.
         case overflow
+        /// The module's state was read again from its files (they could not be used before): what was served
+        /// meanwhile was not its state; the watcher must start over from the current state.
+        case reset(module: String)
     }
 
     private struct Subscriber {
@@ -28,6 +31,8 @@ public final class ChangeFeed: Sendable {
         var modules: Set<String>?
         var backlog: [Published] = []
         var overflowed = false
+        /// A module whose state was read again, to be told before anything else.
+        var reset: String?
         var waiter: CheckedContinuation<Delivery?, Never>?
     }
 
@@ -94,6 +99,28 @@ public final class ChangeFeed: Sendable {
         }
     }
 
+    /// Tells the subscriptions to `module` that its state was read again from its files: each gets
+    /// ``Delivery/reset(module:)`` next, its unread records dropped (the state they lead to is in the current one).
+    public func reset(module: String) {
+        var wake: [CheckedContinuation<Delivery?, Never>] = []
+        self.state.withLock { state in
+            for id in state.subscribers.keys where state.subscribers[id]!.modules?.contains(module) ?? true {
+                state.subscribers[id]!.backlog = []
+                state.subscribers[id]!.overflowed = false
+                if let waiter = state.subscribers[id]!.waiter {
+                    state.subscribers[id]!.waiter = nil
+                    wake.append(waiter)
+                } else {
+                    state.subscribers[id]!.reset = module
+                }
+            }
+        }
+        guard !wake.isEmpty else { return }
+        self.schedule { [wake] in
+            for waiter in wake { waiter.resume(returning: .reset(module: module)) }
+        }
+    }
+
     /// Subscribes to the records of `modules` (of every module when `nil`) published from now on.
     public func subscribe(modules: Set<String>?) -> ChangeSubscription {
         let id = self.state.withLock { state in
@@ -111,6 +138,10 @@ public final class ChangeFeed: Sendable {
                 let ready: Delivery?? = self.state.withLock { state in
                     guard var subscriber = state.subscribers[id], !Task.isCancelled else { return .some(nil) }
                     defer { state.subscribers[id] = subscriber }
+                    if let module = subscriber.reset {
+                        subscriber.reset = nil
+                        return .some(.reset(module: module))
+                    }
                     if subscriber.overflowed {
                         subscriber.overflowed = false
                         return .some(.overflow)

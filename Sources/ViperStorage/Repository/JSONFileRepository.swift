@@ -232,6 +232,8 @@ public actor JSONFileRepository: SettingsRepository {
                 "The files of module \(module) load again, it takes writes (the problem was: \(failure))",
                 metadata: ["module": "\(module)"]
             )
+            // What was served meanwhile was not the module's state: its watchers start over from the real one.
+            self.feed?.reset(module: module)
         }
         return entry
     }

@@ -86,6 +86,12 @@ struct ModuleLoader: Sendable {
         var repair = Repair()
         if self.readSnapshot(module, into: &loaded, repair: &repair, logger: logger) {
             self.replayJournal(module, into: &loaded, repair: &repair, logger: logger)
+        } else if let bytes = try? FileOperations.readFile(self.directory.journalPath(module)),
+            let highest = RevisionScan.highest(in: bytes[...])
+        {
+            // The journal is not replayed onto nothing, but the revision it shows was given out: the state served
+            // meanwhile never has a lower one.
+            loaded.state.revision = max(loaded.state.revision, highest)
         }
         self.readRemote(module, into: &loaded, repair: &repair, logger: logger)
         self.finishRepair(module, of: &loaded, repair: repair, logger: logger)

@@ -28,6 +28,8 @@ public enum WatchResyncReason: Sendable, Hashable {
     case moduleAdded(module: String)
     /// The cursor of a watch of every module names a module no longer served (a schema change removed it).
     case moduleRemoved(module: String)
+    /// The module's state files could not be used, and now can: what was served meanwhile was not its state.
+    case stateReloaded(module: String)
 }
 
 /// The View of one watch call: a stream of events.

@@ -39,6 +39,10 @@ public struct WatchInteractor: WatchInteractorProtocol {
         }
         while let delivery = await subscription.next() {
             switch delivery {
+            case .reset(let module):
+                try await emit(.resync(reason: .stateReloaded(module: module)))
+                if scope.everything { scope = try WatchScope(targets: [], schemas: self.schemas()) }
+                position = try await self.sendCurrent(scope: scope, emit: emit)
             case .overflow:
                 self.logger.notice("a watcher fell behind; it gets a resync")
                 try await emit(.resync(reason: .fellBehind))

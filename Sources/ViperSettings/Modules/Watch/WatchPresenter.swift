@@ -35,6 +35,9 @@ public struct WatchPresenter: WatchPresenterProtocol {
             "the watcher read too slowly and changes were dropped; sending the current values"
         case .moduleAdded(let module):
             "a schema reload added module \(module); sending the current values of every module"
+        case .stateReloaded(let module):
+            "the state files of module \(module) can be read again (its defaults were served meanwhile); sending the"
+                + " current values"
         case .moduleRemoved(let module):
             "module \(module) of the cursor is no longer served (a schema change removed it); sending the current"
                 + " values of every module"
