@@ -179,7 +179,25 @@ struct JSONFileRepositoryRecoveryTests {
         let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
         #expect(state.local == ["proxy.port": .int(4), "proxy.mode": .string("auto")], "the line before it stays")
         #expect(state.revision == 5, "above every revision the journal shows")
-        #expect(recorder.messages(at: .error).first?.contains("revision 4 again, with changes") == true)
+        #expect(recorder.messages(at: .error).contains { $0.contains("revision 4 again, with changes") })
+    }
+
+    @Test(
+        "a journal without its snapshot that starts after revision 1 says the snapshot is missing; a young one does not"
+    )
+    func snapshotMissing() async throws {
+        try Files.write(journalLine(revision: 1, set: ["proxy.port": 1]), to: self.scratch.file("display.journal"))
+        try Files.write(journalLine(revision: 8, set: ["proxy.port": 8]), to: self.scratch.file("network.journal"))
+        let recorder = LogRecorder()
+        let repository = makeRepository(self.scratch.path, recorder: recorder)
+        #expect(try await repository.state(of: "display").revision == 1)
+        #expect(recorder.messages(at: .error).isEmpty)
+        let network = try await repository.state(of: "network")
+        #expect(network.revision == 8 && network.local == ["proxy.port": .int(8)])
+        #expect(
+            recorder.messages(at: .error).count == 1
+                && recorder.messages(at: .error)[0].contains("its journal starts at revision 8")
+        )
     }
 
     @Test("a corrupt line in the middle keeps the records before it, moves the journal aside, writes a snapshot")

@@ -46,6 +46,7 @@ extension ModuleLoader {
         guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else { return }
         let lines = JournalLines(bytes)
         var records = 0
+        repair.firstJournalRevision = lines.records.first?.change.revision
         for record in lines.records {
             if !record.skippedKeys.isEmpty {
                 logger.warning(

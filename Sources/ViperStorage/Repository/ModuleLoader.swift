@@ -60,6 +60,8 @@ struct ModuleLoader: Sendable {
         var highest: Int64 = 0
         /// Whether a fresh snapshot must be written (a journal with a corrupt line is being set aside).
         var journalToSetAside: BadJournal?
+        /// The revision of the journal's first record.
+        var firstJournalRevision: Int64?
     }
 
     struct BadJournal {
@@ -84,8 +86,21 @@ struct ModuleLoader: Sendable {
         FileOperations.removeIfPresent(self.directory.temporaryPath(module))
         FileOperations.removeIfPresent(self.directory.remoteTemporaryPath(module))
         var repair = Repair()
+        let snapshotMissing = !FileOperations.exists(self.directory.snapshotPath(module))
         if self.readSnapshot(module, into: &loaded, repair: &repair, logger: logger) {
             self.replayJournal(module, into: &loaded, repair: &repair, logger: logger)
+            // Every revision given out since the last snapshot has its journal line (remote updates too), and a
+            // journal without a snapshot is a young module's: one that starts later lost the snapshot before it.
+            if snapshotMissing, let first = repair.firstJournalRevision, first > 1 {
+                logger.error(
+                    """
+                    Module \(module) has no snapshot \(self.directory.snapshotPath(module)), but its journal starts at \
+                    revision \(first): the values stored before that revision are missing (was the snapshot removed?); \
+                    serving what the journal holds
+                    """,
+                    metadata: ["file": "\(self.directory.snapshotPath(module))"]
+                )
+            }
         } else if let bytes = try? FileOperations.readFile(self.directory.journalPath(module)),
             let highest = RevisionScan.highest(in: bytes[...])
         {
