@@ -92,7 +92,11 @@ public struct JSONObjectText<Key: CodingKey>: ~Copyable {
         #endif
         if !self.empty { self.out.append(UInt8(ascii: ",")) }
         self.empty = false
-        JSONValue.writeString(name, into: &self.out)
+        // Coding keys are identifiers: nothing in them to escape (checked in debug builds).
+        assert(!name.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        self.out.append(UInt8(ascii: "\""))
+        self.out.append(contentsOf: name.utf8)
+        self.out.append(UInt8(ascii: "\""))
         self.out.append(UInt8(ascii: ":"))
     }
 }

@@ -108,7 +108,8 @@ private struct JSONParser {
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= JSONValue.maximumDepth else { throw self.error("nesting deeper than \(JSONValue.maximumDepth)") }
         self.index += 1
-        var members: [String: JSONValue] = [:]
+        // Room for a call's or a reply's members at once: growing from empty rehashes at 1, 2, 4 and 8.
+        var members = [String: JSONValue](minimumCapacity: 8)
         self.skipWhitespace()
         if self.index < self.bytes.count && self.bytes[self.index] == UInt8(ascii: "}") {
             self.index += 1
@@ -121,17 +122,18 @@ private struct JSONParser {
             }
             let keyStart = self.index
             let key = try self.parseString()
-            if members[key] != nil {
-                self.index = keyStart
-                throw self.error("duplicate key \(QuotedText.quote(key)) in an object")
-            }
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else {
                 throw self.error("expected ':' after object key \(QuotedText.quote(key))")
             }
             self.index += 1
             self.skipWhitespace()
-            members[key] = try self.parseValue(depth: depth)
+            // One lookup for the key: a repeated key is found as its value is stored, and named where it is.
+            let value = try self.parseValue(depth: depth)
+            if members.updateValue(value, forKey: key) != nil {
+                self.index = keyStart
+                throw self.error("duplicate key \(QuotedText.quote(key)) in an object")
+            }
             self.skipWhitespace()
             guard self.index < self.bytes.count else { throw self.error("unexpected end of input inside an object") }
             switch self.bytes[self.index] {

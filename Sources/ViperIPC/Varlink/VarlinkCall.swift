@@ -21,13 +21,14 @@ public struct VarlinkCall: Sendable, Hashable {
 
     /// The interface part of ``method``: everything before the last dot (empty if there is no dot).
     public var interfaceName: String {
-        guard let dot = self.method.lastIndex(of: ".") else { return "" }
+        // Searched in the UTF-8 bytes: a character-wise search walks grapheme clusters, on every call.
+        guard let dot = self.method.utf8.lastIndex(of: UInt8(ascii: ".")) else { return "" }
         return String(self.method[..<dot])
     }
 
     /// The bare method name: everything after the last dot.
     public var methodName: String {
-        guard let dot = self.method.lastIndex(of: ".") else { return self.method }
-        return String(self.method[self.method.index(after: dot)...])
+        guard let dot = self.method.utf8.lastIndex(of: UInt8(ascii: ".")) else { return self.method }
+        return String(self.method[self.method.utf8.index(after: dot)...])
     }
 }
