@@ -84,6 +84,9 @@ public struct DaemonCommand: AsyncParsableCommand {
         )
         do {
             try await daemon.run()
+        } catch let error as ConfigurationError {
+            logger.critical("viper-settingsd stopped: \(error)")
+            throw ExitCode(2)
         } catch {
             logger.critical("viper-settingsd stopped: \(error)")
             throw ExitCode.failure
