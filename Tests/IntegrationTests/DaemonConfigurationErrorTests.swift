@@ -4,7 +4,7 @@ import Testing
 import ViperTestSupport
 
 /// The real `viper-settingsd` given a configuration with an error: at start it exits 2 naming where the value came
-/// from.
+/// from; on reload it keeps running and says what it reloaded and what it did not.
 @Suite("viper-settingsd and a configuration with an error", .serialized)
 struct DaemonConfigurationErrorTests {
     /// Runs the daemon with `arguments` on a fresh state directory and socket, to its end.
@@ -39,5 +39,35 @@ struct DaemonConfigurationErrorTests {
         let flag = Self.start(["--config", file.path, "--remote", "ftp://x"], in: daemon)
         #expect(flag.status == 2, "\(flag)")
         #expect(flag.stderr.hasPrefix("viper-settingsd: --remote: 'ftp://x' is not an https://"), "\(flag)")
+    }
+
+    @Test("a configuration with an error on reload: logged, not applied, the schemas reloaded, and said so")
+    func errorOnReload() throws {
+        let daemon = try DaemonHarness()
+        let file = daemon.root.appendingPathComponent("viper-settingsd.conf")
+        let modules = DaemonHarness.packageRoot.appendingPathComponent("config/modules").path
+        try "modules-dir = \(modules)\n".write(to: file, atomically: true, encoding: .utf8)
+        let notify = try NotifySocket(directory: daemon.root)
+        // The last --config wins over the harness's own.
+        try daemon.start(extraArguments: ["--config", file.path], environment: ["NOTIFY_SOCKET": notify.path])
+        _ = try #require(notify.wait(for: "READY=1"), "no READY=1; log:\n\(daemon.log)")
+
+        try "modules-dir = \(modules)\nmax-connections = 0\n".write(to: file, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        _ = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
+        let log = daemon.log
+        #expect(log.contains("configuration not reloaded, keeping the current one: \(file.path): max-connections"))
+        #expect(
+            log.contains("reloaded the schemas; the configuration was not (see above): serving 5 modules"),
+            "\(log)"
+        )
+        #expect(!log.contains("reloaded: "), "no line may say all was reloaded: \(log)")
+        #expect(daemon.ctl(["get", "network.proxy.port"]).status == 0, "the daemon keeps serving")
+
+        try "modules-dir = \(modules)\n".write(to: file, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        _ = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
+        #expect(daemon.log.contains("reloaded the configuration and the schemas: serving 5 modules"))
+        #expect(daemon.stop() == 0)
     }
 }
