@@ -115,44 +115,38 @@ public struct Daemon: Sendable {
         let status: @Sendable () -> String = {
             Self.status(of: catalog.current, sync: recorder.snapshot, storageProblems: storageProblems)
         }
-        let started = self.configuration
-        let reload = self.reloadConfiguration
+        let configurations = ConfigurationReloader(
+            started: self.configuration,
+            read: self.reloadConfiguration,
+            logger: logger
+        )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server),
             .init(
                 service: ReloadService {
                     notifier.reloading(status: "reloading configuration and schemas")
-                    var directory = started.modulesDirectory
-                    var maxValueSize = started.maximumValueSize
-                    do {
-                        let next = try reload()
-                        let pending = started.keysNeedingRestart(toBecome: next)
-                        if !pending.isEmpty {
-                            // Said on every reload until the restart: the running daemon still uses the old values.
-                            logger.warning(
-                                """
-                                \(pending.joined(separator: ", ")) changed in the configuration; the running daemon \
-                                keeps the values it started with until it restarts (a reload applies \
-                                \(DaemonConfiguration.keysAppliedOnReload.joined(separator: ", ")) and the schemas)
-                                """,
-                                metadata: ["keys": "\(pending.joined(separator: ","))"]
-                            )
-                        }
-                        directory = next.modulesDirectory
-                        maxValueSize = next.maximumValueSize
-                    } catch {
-                        logger.error("configuration not reloaded, keeping the current one: \(error)")
-                    }
+                    let configurationReloaded = configurations.reload()
+                    // The configuration in force: after one with an error, that of the last good reload.
+                    let current = configurations.current
+                    var schemasReloaded = true
                     do {
                         let previous = catalog.current
-                        let schemas = try catalog.load(directory: directory, maxValueSize: maxValueSize)
+                        let schemas = try catalog.load(
+                            directory: current.modulesDirectory,
+                            maxValueSize: current.maximumValueSize
+                        )
                         router.replace(presenters: schemas.map(builder.build(schema:)))
                         await builder.adopt(schemas: schemas, previous: previous)
                         schemaTracker.keep(catalog.currentSources)
                     } catch {
+                        schemasReloaded = false
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }
-                    logger.notice("reloaded: \(status())")
+                    let outcome = ReloadOutcome(
+                        configurationReloaded: configurationReloaded,
+                        schemasReloaded: schemasReloaded
+                    )
+                    logger.log(level: outcome.level, "\(outcome.summary(status: status()))")
                     notifier.ready(status: status())
                 }
             ),

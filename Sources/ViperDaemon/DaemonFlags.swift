@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Logging
 import ViperPOSIX
 
@@ -68,6 +68,13 @@ struct DaemonFlags: Sendable {
             }
         }
         if let remote = self.remote ?? file?.values["remote"], !remote.isEmpty, remote != "off" {
+            do {
+                try RemoteSourceFactory.check(remote)
+            } catch {
+                // Where it was given: the flag, or the file's key.
+                let origin = self.remote != nil ? "--remote" : "\(file?.path ?? ""): remote"
+                throw ConfigurationError("\(origin): \(error)")
+            }
             configuration.remote = remote
         }
         configuration.remoteTokenFile = file?.pathValue("remote-token-file")
@@ -75,15 +82,12 @@ struct DaemonFlags: Sendable {
         return configuration
     }
 
+    /// The configuration file: `--config`, which must be there, else the default one when it is there. A file that
+    /// is there but cannot be read is an error naming it and the reason, whichever it is: a directory on the way that
+    /// cannot be searched does not make the default file silently absent.
     private func configurationFile(environment: [String: String]) throws -> ConfigurationFile? {
-        let path: String
-        if let explicit = self.config {
-            path = explicit
-        } else {
-            let directory = environment["CONFIGURATION_DIRECTORY"] ?? "/etc/viper-settings"
-            path = "\(directory)/viper-settingsd.conf"
-            guard FileManager.default.fileExists(atPath: path) else { return nil }
-        }
+        let path =
+            self.config ?? "\(environment["CONFIGURATION_DIRECTORY"] ?? "/etc/viper-settings")/viper-settingsd.conf"
         // Read without waiting on a FIFO, which would block the start (or a reload) with no way to stop it.
         let data: [UInt8]?
         do {
@@ -92,9 +96,12 @@ struct DaemonFlags: Sendable {
             throw ConfigurationError("cannot read the configuration file \(path): \(error)")
         }
         guard let data else {
-            throw ConfigurationError(
-                "cannot read the configuration file \(path): open: \(SystemErrorText.describe(ENOENT))"
-            )
+            guard self.config == nil else {
+                throw ConfigurationError(
+                    "cannot read the configuration file \(path): open: \(SystemErrorText.describe(ENOENT))"
+                )
+            }
+            return nil
         }
         return try ConfigurationFile(text: String(decoding: data, as: UTF8.self), path: path)
     }

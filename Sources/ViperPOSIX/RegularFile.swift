@@ -25,8 +25,9 @@ public enum RegularFile {
     }
 
     /// The whole content of the regular file at `path`, or `nil` when nothing is there. Blocks on the disk, never on
-    /// a FIFO or a device.
-    public static func contents(of path: String) throws(Failure) -> [UInt8]? {
+    /// a FIFO or a device. A file longer than `limit` bytes is not read to its end: it fails with `read` and
+    /// `EFBIG` ("File too large").
+    public static func contents(of path: String, limit: Int = .max) throws(Failure) -> [UInt8]? {
         var descriptor: Int32
         repeat {
             descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
@@ -45,6 +46,7 @@ public enum RegularFile {
         var info = stat()
         guard Glibc.fstat(descriptor, &info) == 0 else { throw .system(operation: "fstat", errno: Glibc.errno) }
         guard Self.isRegularFile(info.st_mode) else { throw .notRegularFile(kind: Self.kind(of: info.st_mode)) }
+        guard info.st_size <= limit else { throw .system(operation: "read", errno: EFBIG) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(max(info.st_size, 0)))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -56,6 +58,8 @@ public enum RegularFile {
                 throw .system(operation: "read", errno: code)
             }
             if count == 0 { return bytes }
+            // The file may have grown since fstat.
+            guard count <= limit - bytes.count else { throw .system(operation: "read", errno: EFBIG) }
             bytes.append(contentsOf: chunk[0..<count])
         }
     }

@@ -144,4 +144,52 @@ struct DaemonFlagsTests {
             "\(error)".contains(key) && "\(error)".contains(path)
         }
     }
+
+    @Test(
+        "a remote URL the daemon cannot use is a configuration error naming the file and the key",
+        arguments: [
+            ("ftp://x/y", "'ftp://x/y' is not an https://, http:// or etcd:// URL"),
+            ("etcd://127.0.0.1:9", "invalid etcd URL 'etcd://127.0.0.1:9': a key prefix is missing"),
+            ("https://", "remote URL https:// has no host"),
+        ]
+    )
+    func unusableRemoteInFile(remote: String, reason: String) throws {
+        let path = try Self.configurationFile("remote = \(remote)\n")
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(error?.message.hasPrefix("\(path): remote: \(reason)") == true, "\(String(describing: error))")
+    }
+
+    @Test("a remote URL the daemon cannot use given with --remote names the flag, and wins over the file's")
+    func unusableRemoteFlag() throws {
+        let path = try Self.configurationFile(Self.fullFile)
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path, remote: "ftp://x").resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(error?.message.hasPrefix("--remote: 'ftp://x' is not an https://") == true)
+    }
+
+    @Test("the default configuration file that cannot be read is an error with the reason, not silently skipped")
+    func defaultFileUnreadable() async throws {
+        try await TemporaryDirectory.with { directory in
+            // CONFIGURATION_DIRECTORY is a file: the default file cannot be reached (open: Not a directory).
+            let notDirectory = "\(directory)/file"
+            let descriptor = creat(notDirectory, 0o644)
+            try #require(descriptor >= 0)
+            close(descriptor)
+            var environment = Self.environment
+            environment["CONFIGURATION_DIRECTORY"] = notDirectory
+            let error = #expect(throws: ConfigurationError.self) {
+                try DaemonFlags().resolve(environment: environment, uid: 1000)
+            }
+            #expect(
+                error?.message
+                    == "cannot read the configuration file \(notDirectory)/viper-settingsd.conf: open: Not a directory"
+            )
+            // A default file that is not there is no error: the defaults apply.
+            environment["CONFIGURATION_DIRECTORY"] = directory
+            #expect(try DaemonFlags().resolve(environment: environment, uid: 1000).logLevel == .info)
+        }
+    }
 }

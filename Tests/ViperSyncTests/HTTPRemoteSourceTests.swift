@@ -134,6 +134,33 @@ struct HTTPRemoteSourceTests {
         }
     }
 
+    @Test("over HTTPS, a CA file that is missing or not PEM fails the attempt naming the file and the reason")
+    func httpsWithUnusableCAFile() async throws {
+        let nginx = try await NginxServer(tls: true)
+        try nginx.write(Self.first, to: "fleet.json")
+        let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
+        let absent = nginx.directory.appendingPathComponent("absent.pem").path
+        try await HTTPSourceHarness.run(Self.configuration(url, caFile: absent)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(
+                harness.status.snapshot.lastError
+                    == "cannot read the CA file \(absent) (remote-ca-file): open: No such file or directory"
+            )
+        }
+        let notPEM = nginx.directory.appendingPathComponent("ca.der")
+        try Data([0x30, 0x82, 0x01, 0x0A]).write(to: notPEM)
+        try await HTTPSourceHarness.run(Self.configuration(url, caFile: notPEM.path)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(
+                harness.status.snapshot.lastError
+                    == "the CA file \(notPEM.path) (remote-ca-file) is not a PEM file of certificates (it has no "
+                    + "-----BEGIN CERTIFICATE----- line)"
+            )
+        }
+    }
+
     @Test("over HTTPS, a redirect to plain HTTP is refused: nothing is applied")
     func httpsDowngrade() async throws {
         let nginx = try await NginxServer(tls: true)

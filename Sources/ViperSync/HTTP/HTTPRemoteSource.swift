@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 public import ViperPOSIX
 public import ViperSettings
@@ -204,9 +205,10 @@ public final class HTTPRemoteSource: RemoteSource {
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
         }
         if let caFile = configuration.caFile {
-            // The type is NIOSSL's TLSConfiguration, reached through AsyncHTTPClient's API.
+            // Read here rather than handed to NIOSSL as a path: a missing or damaged file is named with its reason,
+            // and a FIFO at the path does not block the attempt.
             var tls = request.tlsConfiguration ?? .makeClientConfiguration()
-            tls.trustRoots = .file(caFile)
+            tls.trustRoots = .certificates(try HTTPCAFile.load(caFile))
             request.tlsConfiguration = tls
         }
         return request
