@@ -46,9 +46,14 @@ public struct Daemon: Sendable {
         let notifier = SystemdNotifier()
         let accounts = SystemAccountDirectory()
         let catalog = ModuleCatalog(accounts: accounts, logger: logger)
+        // The schemas last served: what a schema changed while the daemon was stopped is told to watchers, and a
+        // module whose file is now rejected is served as it was.
+        let schemaStore = ServedSchemaStore(stateDirectory: self.configuration.stateDirectory)
+        let keptSchemas = schemaStore.read()
         try catalog.load(
             directory: self.configuration.modulesDirectory,
-            maxValueSize: self.configuration.maximumValueSize
+            maxValueSize: self.configuration.maximumValueSize,
+            kept: keptSchemas
         )
         // One event loop serves every connection (see VarlinkServer). Watchers are woken by a job queued on it, behind
         // the writer whose change they follow: a set is answered before its change fans out to the watchers.
@@ -88,11 +93,9 @@ public struct Daemon: Sendable {
         )
         await sync.interactor.restoreRevision()
         // Before serving: a watcher that resumes after its cursor hears of what a schema changed meanwhile.
-        let schemaTracker = ServedSchemaTracker(
-            store: ServedSchemaStore(stateDirectory: self.configuration.stateDirectory),
-            logger: logger
-        )
+        let schemaTracker = ServedSchemaTracker(store: schemaStore, logger: logger)
         await schemaTracker.start(
+            kept: keptSchemas,
             catalog: catalog,
             builder: builder,
             maxValueSize: self.configuration.maximumValueSize

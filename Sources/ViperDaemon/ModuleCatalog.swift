@@ -27,7 +27,10 @@ final class ModuleCatalog: Sendable {
     /// whose file was rejected, warns about the writers of the loaded modules that name no account, and returns the
     /// schemas now served, their values limited to `maxValueSize` bytes.
     @discardableResult
-    func load(directory: String, maxValueSize: Int) throws -> [ModuleSchema] {
+    ///
+    /// - Parameter kept: The schema files last served (see `ServedSchemaStore`), by module: at start, a module whose
+    ///   file is rejected is served as it was last, as a reload keeps the previous version.
+    func load(directory: String, maxValueSize: Int, kept: [String: [UInt8]] = [:]) throws -> [ModuleSchema] {
         let catalog = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).loadCatalog()
         let (loaded, errors) = (catalog.schemas, catalog.errors)
         let previous = self.schemas.withLock { $0 }
@@ -42,6 +45,15 @@ final class ModuleCatalog: Sendable {
                 nextSources[name] = previousSources[name]
                 self.logger.error(
                     "schema rejected, keeping the previous version of the module: \(error)",
+                    metadata: ["module": "\(name)", "file": "\(file)"]
+                )
+            } else if let name, next[name] == nil, let bytes = kept[name],
+                let last = try? ModuleCatalogLoader.schema(name: name, bytes: bytes)
+            {
+                next[name] = last.limitingValueSize(to: maxValueSize)
+                nextSources[name] = bytes
+                self.logger.error(
+                    "schema rejected, serving the module as it was last served: \(error)",
                     metadata: ["module": "\(name)", "file": "\(file)"]
                 )
             } else {

@@ -8,10 +8,12 @@ struct ServedSchemaTracker: Sendable {
     let store: ServedSchemaStore
     let logger: Logger
 
-    /// At start: records, as changes of the modules, what differs between the schemas the state directory kept from
-    /// the last run and `catalog`'s, then keeps `catalog`'s. Nothing is recorded on a first start (nothing kept).
-    func start(catalog: ModuleCatalog, builder: SettingsModuleBuilder, maxValueSize: Int) async {
-        let kept = self.store.read()
+    /// At start: records, as changes of the modules, what differs between `kept` (the schemas the state directory
+    /// kept from the last run, read before `catalog` was loaded) and `catalog`'s, then keeps `catalog`'s. Nothing is
+    /// recorded on a first start (nothing kept): a module without a kept schema counts as added only when others
+    /// were kept.
+    func start(kept: [String: [UInt8]], catalog: ModuleCatalog, builder: SettingsModuleBuilder, maxValueSize: Int) async
+    {
         let sources = catalog.currentSources
         let current = catalog.current
         if !kept.isEmpty {
@@ -36,7 +38,7 @@ struct ServedSchemaTracker: Sendable {
                     )
                 }
             }
-            await builder.adopt(schemas: current, previous: previous, addedModulesAreNew: false)
+            await builder.adopt(schemas: current, previous: previous, addedModulesAreNew: true)
         }
         self.keep(sources)
     }

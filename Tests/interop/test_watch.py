@@ -331,6 +331,43 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     with reference_proxy(daemon) as watcher:
         events = until_ready(watcher.Watch(keys=["network"], after=events[-1]["cursor"], _more=True))
     assert [event["event"] for event in events] == ["ready"], events
+    # The module back, while stopped again: each of its keys is added, after the revision of its removal.
+    removal = int(next(part for part in everything.split(",") if part.startswith("power:")).split(":")[1]) + 1
+    daemon.stop_and_check()
+    shutil.copy(os.path.join(support.MODULES_DIR, "power.json"), os.path.join(modules, "power.json"))
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["power"], after=f"power:{removal}", _more=True))
+    added = events[:-1]
+    assert added and all(event["event"] == "change" and event["cause"] == "schema" for event in added), events
+    assert all("value" in event and "old" not in event for event in added), events
+    assert {event["revision"] for event in added} == {removal + 1}, events
+
+
+def test_schema_rejected_at_start_serves_the_module_as_last_served(daemon_factory):
+    """A schema file the daemon now rejects (an unknown key) at a start: the module is served as it was last
+    served, as a reload keeps the previous version; watchers hear of no removal, its values stay."""
+    daemon = daemon_factory(start=False)
+    modules = os.path.join(daemon_factory.root, "modules")
+    shutil.copytree(support.MODULES_DIR, modules)
+    daemon.extra_args += ["--modules-dir", modules]
+    daemon.start()
+    settingsctl(daemon, "set", "display.output.scale", "1.5")
+    with reference_proxy(daemon) as watcher:
+        cursor = until_ready(watcher.Watch(keys=["display"], _more=True))[-1]["cursor"]
+    daemon.stop_and_check()
+    path = os.path.join(modules, "display.json")
+    with open(path) as file:
+        schema = json.load(file)
+    schema["sections"][0]["items"][0]["unit"] = "x"
+    with open(path, "w") as file:
+        json.dump(schema, file)
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["display"], after=cursor, _more=True))
+        assert [event["event"] for event in events] == ["ready"], events
+    with reference_proxy(daemon) as proxy:
+        assert proxy.Get(key="display.output.scale")["item"]["value"] == 1.5
 
 
 def test_schema_reload_that_adds_or_removes_a_module_is_streamed(daemon_factory):

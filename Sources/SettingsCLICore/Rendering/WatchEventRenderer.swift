@@ -26,7 +26,7 @@ package enum WatchEventRenderer {
                 who.append("uid \(event.uid.map(String.init) ?? "?"), pid \(event.pid.map(String.init) ?? "?")")
             case "remote":
                 who.append("remote" + (event.remoteRevision.map { " revision \(TableFormatter.printable($0))" } ?? ""))
-            case "schema": who.append("schema reload")
+            case "schema": who.append("schema change")
             default: break
             }
             if let revision = event.revision { who.append("revision \(revision)") }
