@@ -222,6 +222,21 @@ struct SettingsLoadTests {
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
     }
 
+    @Test("a value in a problem is repeated as JSON, and a whole number beyond 64 bits in digits, named as such")
+    func problemValuesAsGiven() async throws {
+        let request = LoadRequest(
+            values: ["proxy.port": try JSONValue(parsing: "9223372036854775808"), "dns.cache": "true"],
+            mode: .verify
+        )
+        let (_, problems) = try await self.presenter.load(request, caller: Fixtures.root)
+        #expect(
+            problems.map(\.reason) == [
+                #""true": expected a boolean, found a string"#,
+                "9223372036854775808: is beyond the 64-bit integer range; must be within 1..65535",
+            ]
+        )
+    }
+
     @Test("a module that fails to store after others were loaded says which were: a partial load is not none")
     func partialLoadIsSaid() {
         let loaded = [ModuleLoadViewModel(module: "display", revision: 3, changed: true, changes: [])]

@@ -49,9 +49,7 @@ extension SettingsInteractor {
             do {
                 values[path] = try item.type.value(fromJSON: json)
             } catch {
-                problems.append(
-                    .invalidValue(key: key, value: json.stringValue ?? json.serialized(), reason: error.reason)
-                )
+                problems.append(.invalidValue(key: key, value: json.givenText, reason: error.reason))
             }
         }
         return (values, problems)

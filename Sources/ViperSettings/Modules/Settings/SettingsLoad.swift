@@ -32,6 +32,8 @@ public struct LoadRequest: Sendable, Hashable {
 public enum LoadProblem: Sendable, Hashable {
     case noSuchModule(module: String)
     case noSuchKey(key: String)
+    /// `value` is the value as the file gave it, as JSON text (``SettingsAPI/JSONValue/givenText``): a string in
+    /// quotes, so that `"80"` is told from `80`.
     case invalidValue(key: String, value: String, reason: String)
     case keyLocked(key: String, layer: Layer)
 }
