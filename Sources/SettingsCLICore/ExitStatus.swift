@@ -51,6 +51,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .noSuchModule, .noSuchKey: self = .notFound
         case .invalidValue: self = .invalidValue
         case .keyLocked: self = .locked
+        case .permissionDenied: self = .permissionDenied
         }
     }
 }

@@ -74,14 +74,7 @@ public enum SettingsFormatter {
         case .invalidValue(let key, let value, let reason): return .invalidValue(key: key, value: value, reason: reason)
         case .keyLocked(let key, let layer): return .keyLocked(key: key, source: Self.lockSource(layer))
         case .permissionDenied(let module, let uid, let writers):
-            var allowed = ["root"]
-            if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
-            if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
-            return .permissionDenied(
-                module: module,
-                uid: Int64(uid),
-                reason: "only \(allowed.joined(separator: ", ")) may write it"
-            )
+            return .permissionDenied(module: module, uid: Int64(uid), reason: Self.mayWrite(writers))
         case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason)
         case .revisionMismatch(let module, let expected, let actual):
             return .revisionMismatch(module: module, expected: expected, actual: actual)
@@ -112,7 +105,21 @@ public enum SettingsFormatter {
             return LoadProblemViewModel(key: key, problem: .invalidValue, reason: "\(Self.cut(value)): \(reason)")
         case .keyLocked(let key, let layer):
             return LoadProblemViewModel(key: key, problem: .keyLocked, reason: "locked by \(Self.lockSource(layer))")
+        case .permissionDenied(let module, let uid, let writers):
+            return LoadProblemViewModel(
+                key: module,
+                problem: .permissionDenied,
+                reason: "permission denied for uid \(uid): \(Self.mayWrite(writers))"
+            )
         }
+    }
+
+    /// Who may write a module of `writers`: "only root, users alice, members of netadmin may write it".
+    static func mayWrite(_ writers: Writers) -> String {
+        var allowed = ["root"]
+        if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
+        if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
+        return "only \(allowed.joined(separator: ", ")) may write it"
     }
 
     /// The most characters of a value a reason repeats: a value refused for its size is not repeated whole.
