@@ -94,6 +94,8 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
             )
         case "org.varlink.service.InterfaceNotFound":
             self.init(.failure, "\(peer.name) does not serve the interface \(text("interface"))")
+        case "\(SettingsMethod.interface).TooManyConnections", "org.varlink.service.TooManyConnections":
+            self.init(.unreachable, Self.tooManyConnections(parameters, peer: peer))
         case "org.varlink.service.InvalidParameter":
             self.init(.failure, "\(peer.name) rejected the parameter '\(text("parameter"))' of the call")
         case "org.varlink.service.PermissionDenied":
@@ -115,6 +117,27 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension CLIFailure {
+    /// The words for a connection the peer refused over one of its limits (`limit`, `maximum`), with what to do.
+    static func tooManyConnections(_ parameters: JSONValue, peer: VarlinkClient.Peer) -> String {
+        let limit = parameters["limit"]?.stringValue
+        let maximum = parameters["maximum"]?.intValue.map(String.init) ?? "?"
+        var message =
+            "\(peer.name) refuses more connections: \(limit.map { "\($0) (\(maximum))" } ?? "a limit") reached"
+        switch (limit, peer) {
+        case ("max-connections-per-uid", .settingsDaemon):
+            message +=
+                "; close some of this user's connections to it (a settingsctl watch, a client left running),"
+                + " or raise max-connections-per-uid in viper-settingsd.conf; then try again"
+        case ("max-connections", .settingsDaemon):
+            message +=
+                "; try again when other clients have closed theirs, or raise max-connections in"
+                + " viper-settingsd.conf"
+        default:
+            message += "; try again when other connections to it have closed"
+        }
+        return message
+    }
+
     /// The most characters of a value a message repeats: a value refused for its size is not printed whole.
     package static let shownValueLength = 200
 

@@ -20,7 +20,8 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .success: "success"
         case .failure: "other failure"
         case .usage: "usage error"
-        case .unreachable: "daemon unreachable (apply: applier unreachable or not ready)"
+        case .unreachable:
+            "daemon unreachable, or refusing more connections (apply: applier unreachable or not ready)"
         case .notFound: "no such module or key"
         case .invalidValue: "invalid value"
         case .locked: "key locked"
@@ -50,6 +51,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .noSuchModule, .noSuchKey: self = .notFound
         case .invalidValue: self = .invalidValue
         case .keyLocked: self = .locked
+        case .permissionDenied: self = .permissionDenied
         }
     }
 }

@@ -55,6 +55,22 @@ public struct RepositoryConformance: Sendable {
         try await self.checkLocalAndRemoteUpdatesInterleave()
         try await self.checkRevisionSurvivesReopenWhicheverKindIsLatest()
         try await self.checkRemoteRevisionIsStored()
+        try await self.checkWriteRefusalWritesNothing()
+    }
+
+    /// A module whose storage works is not refused a write (``SettingsRepository/writeRefusal(of:)`` is `nil`), before
+    /// and after its first write, and asking writes nothing.
+    public func checkWriteRefusalWritesNothing() async throws {
+        let repository = try await self.makeRepository()
+        let refusal = await repository.writeRefusal(of: "network")
+        try expect(refusal == nil, "writeRefusal(of:) of a new module is \(String(describing: refusal)), expected nil")
+        try expect(try await repository.state(of: "network") == .empty, "writeRefusal(of:) changed the module")
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(8080)], revision: 1)
+        }
+        let after = await repository.writeRefusal(of: "network")
+        try expect(after == nil, "writeRefusal(of:) after a write is \(String(describing: after)), expected nil")
+        try expect(try await repository.state(of: "network").revision == 1, "writeRefusal(of:) changed the module")
     }
 
     /// A module nothing was stored for is ``ModuleState/empty``, and `decide` sees it so.

@@ -69,6 +69,37 @@ struct AuthorizationTests {
         #expect(daemon.ctl(["get", "shared.s.v"]).stdout == "b\n")
     }
 
+    @Test("a non-writer's load lists every problem of the file, the permission among them, with the first's status")
+    func nonWriterLoadListsEveryProblem() throws {
+        let gid: gid_t = 100
+        let group = try #require(Self.groupName(gid), "gid 100 has no name")
+        let daemon = try Self.daemon(writerGroup: group)
+        let file = daemon.root.appendingPathComponent("load.json")
+        try Data(
+            #"{"modules": {"shared": {"values": {"s.v": 80, "s.nope": true}}, "bogus": {"values": {}}}}"#.utf8
+        ).write(to: file)
+        chmod(file.path, 0o644)
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let load = Self.ctl(daemon, nobody, ["load", file.path])
+        #expect(load.status == 4, "the first problem is the unknown module: \(load)")
+        let lines = load.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "settingsctl: nothing was loaded:",
+                "  bogus: no such module",
+                "  shared: permission denied for uid 65534: only root, members of \(group) may write it",
+                "  shared.s.nope: the schema of shared has no such key",
+                "  shared.s.v: 80: expected a string, found an integer",
+            ],
+            "\(load)"
+        )
+        try Data(#"{"modules": {"shared": {"values": {"s.v": "b"}}}}"#.utf8).write(to: file)
+        let alone = Self.ctl(daemon, nobody, ["load", file.path])
+        #expect(alone.status == 7, "\(alone)")
+        #expect(alone.stderr.contains("shared: permission denied for uid 65534"), "\(alone)")
+        #expect(daemon.ctl(["get", "shared.s.v"]).stdout == "a\n")
+    }
+
     @Test("a member of a writer group in /etc/group who dropped its supplementary groups cannot write")
     func droppedGroupsCannotWrite() throws {
         guard let member = Self.listedMember() else { return }  // no such user on this machine

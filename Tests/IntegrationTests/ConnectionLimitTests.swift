@@ -36,6 +36,39 @@ struct ConnectionLimitTests {
         #expect(served, "a connection was served again once one closed")
     }
 
+    @Test("settingsctl over max-connections-per-uid says which limit in a sentence and exits 3, get and watch alike")
+    func settingsctlOverTheLimit() throws {
+        let daemon = try DaemonHarness()
+        let configuration = daemon.root.appendingPathComponent("viper-settingsd.conf")
+        let modules = DaemonHarness.packageRoot.appendingPathComponent("config/modules").path
+        try Data("modules-dir = \(modules)\nmax-connections-per-uid = 2\n".utf8).write(to: configuration)
+        try daemon.start(extraArguments: ["--config", configuration.path])
+        var held: [RawVarlinkConnection] = []
+        // The harness's own probes may still be closing: a seat may take a moment to free.
+        for _ in 0..<1000 where held.count < 2 {
+            let connection = try RawVarlinkConnection(path: daemon.socketPath)
+            if try connection.call(Self.getInfo)?["error"] == nil { held.append(connection) }
+        }
+        try #require(held.count == 2)
+        for arguments in [["get", "network.proxy.port"], ["watch", "network"]] {
+            let refused = daemon.ctl(arguments)
+            #expect(refused.status == 3, "\(arguments): \(refused)")
+            #expect(
+                refused.stderr.hasPrefix(
+                    "settingsctl: the settings daemon refuses more connections: max-connections-per-uid (2) reached;"
+                ),
+                "\(arguments): \(refused)"
+            )
+            #expect(!refused.stderr.contains("answered with the error"), "\(arguments): \(refused)")
+        }
+        let json = daemon.ctl(["--json", "get", "network.proxy.port"])
+        #expect(json.status == 3, "\(json)")
+        let report = try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any]
+        #expect(report?["error"] as? String == "io.viper.settings.TooManyConnections", "\(json)")
+        #expect(report?["exitStatus"] as? Int == 3, "\(json)")
+        held.removeAll()
+    }
+
     @Test("a connection without a call for idle-timeout seconds is closed")
     func idleConnectionsAreClosed() throws {
         let daemon = try DaemonHarness()

@@ -116,6 +116,35 @@ struct SettingsctlEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("the empty string and the string \"\" differ in show, set and watch; get prints each as it is")
+    func emptyStringAndTwoQuotes() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let key = "network.proxy.autoconfig-url"
+        let watch = try BackgroundCommand(
+            [
+                daemon.binDirectory.appendingPathComponent("settingsctl").path, "--socket", daemon.socketPath, "watch",
+                key,
+            ]
+        )
+        #expect(watch.wait { $0.stdout.contains("-- watching") }, "\(watch.stdout)\(watch.stderr)")
+        let quotes = daemon.ctl(["set", key, #""""#])
+        #expect(quotes.stdout == #"\#(key): "" -> "\"\"""# + "\n", "\(quotes)")
+        let shown = daemon.ctl(["show", "network"]).stdout.split(separator: "\n").first { $0.contains(key) } ?? ""
+        #expect(shown.contains(#""\"\"""#), "\(shown)")
+        #expect(daemon.ctl(["get", key]).stdout == #""""# + "\n", "get prints the value as it is")
+        let empty = daemon.ctl(["set", key, ""])
+        #expect(empty.stdout == #"\#(key): "\"\"" -> """# + "\n", "\(empty)")
+        #expect(daemon.ctl(["get", key]).stdout == "\n")
+        #expect(
+            watch.wait { $0.lines.contains { $0.hasPrefix(#"\#(key): "\"\"" -> "" "#) } },
+            "\(watch.stdout)\(watch.stderr)"
+        )
+        #expect(watch.lines.contains { $0.hasPrefix(#"\#(key): "" -> "\"\"" "#) }, "\(watch.stdout)")
+        watch.stop()
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("an item carries its limits as data: range, choices, pattern and lengths; a bool has none")
     func structuredLimits() throws {
         let daemon = try DaemonHarness()

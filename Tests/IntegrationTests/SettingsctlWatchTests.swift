@@ -59,8 +59,16 @@ struct SettingsctlWatchTests {
         #expect(events.first?["cause"] == "client" && events.first?["uid"] == .int(Int64(getuid())))
         #expect(events.last?["cursor"] == "network:3")
         watch.stop()
-        let bad = daemon.ctl(["watch", "--after", "bogus", "network"])
-        #expect(bad.status == 2, "\(bad)")
+        let settingsctl = daemon.binDirectory.appendingPathComponent("settingsctl").path
+        for cursor in ["bogus", "network:01", "network:+1", " network:1", "network:1.0,display:0"] {
+            // Bounded: a cursor taken by mistake would start a watch that never ends.
+            let bad = DaemonHarness.run([
+                "/usr/bin/timeout", "20", settingsctl, "--socket", daemon.socketPath, "watch", "--after", cursor,
+                "network",
+            ])
+            #expect(bad.status == 2, "\(cursor): \(bad)")
+            #expect(bad.stderr.contains("'\(cursor)' is not a cursor"), "\(cursor): \(bad)")
+        }
         #expect(daemon.stop() == 0)
     }
 }

@@ -35,6 +35,29 @@ struct StorageFaultDaemonTests {
         #expect(daemon.ctl(["set", "display.output.scale", "2"]).status == 0)
     }
 
+    @Test("a load of several modules, one of whose state files the daemon knows it cannot write, writes none")
+    func loadRefusedBeforeAnyWrite() throws {
+        let daemon = try DaemonHarness()
+        let journal = daemon.stateDirectory.appendingPathComponent("network.journal")
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
+        try daemon.start()
+        let file = daemon.root.appendingPathComponent("load.json")
+        try Data(
+            #"{"modules": {"display": {"values": {"output.scale": 2}}, "network": {"values": {"proxy.port": 8080}}}}"#
+                .utf8
+        ).write(to: file)
+        let load = daemon.ctl(["load", file.path])
+        #expect(load.status == 1, "\(load)")
+        #expect(load.stderr.contains("could not store the change to module 'network'"), "\(load)")
+        #expect(load.stderr.contains("\(journal.path) is a directory"), "\(load)")
+        #expect(!load.stderr.contains("were loaded"), "nothing was: \(load)")
+        #expect(daemon.ctl(["get", "display.output.scale"]).stdout == "1.0\n", "display was not written")
+        // Moved away, the same load goes through.
+        try FileManager.default.removeItem(at: journal)
+        #expect(daemon.ctl(["load", file.path]).status == 0)
+        #expect(daemon.ctl(["get", "display.output.scale"]).stdout == "2.0\n")
+    }
+
     @Test("a value over max-value-size is an invalid value naming the limit; the journal stays small")
     func valueTooLarge() throws {
         let daemon = try DaemonHarness()

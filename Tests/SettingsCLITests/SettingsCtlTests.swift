@@ -46,6 +46,40 @@ struct SettingsCtlTests {
         #expect(SettingsCtl.message(for: CLIFailure(.unreachable, "gone")) == "settingsctl: gone")
     }
 
+    @Test("a connection refused over a limit is a sentence naming the limit, with exit 3, not the raw error")
+    func tooManyConnections() {
+        let perUID = CLIFailure(
+            errorName: "io.viper.settings.TooManyConnections",
+            parameters: ["limit": "max-connections-per-uid", "maximum": 128]
+        )
+        #expect(perUID.status == .unreachable)
+        #expect(
+            perUID.message
+                == "the settings daemon refuses more connections: max-connections-per-uid (128) reached; close some of"
+                + " this user's connections to it (a settingsctl watch, a client left running), or raise"
+                + " max-connections-per-uid in viper-settingsd.conf; then try again"
+        )
+        #expect(perUID.errorName == "io.viper.settings.TooManyConnections", "--json keeps the error")
+        let total = CLIFailure(
+            errorName: "io.viper.settings.TooManyConnections",
+            parameters: ["limit": "max-connections", "maximum": 32]
+        )
+        #expect(total.status == .unreachable)
+        #expect(total.message.hasPrefix("the settings daemon refuses more connections: max-connections (32) reached;"))
+        let applier = CLIFailure(
+            errorName: "org.varlink.service.TooManyConnections",
+            parameters: ["limit": "max-connections-per-uid", "maximum": 16],
+            peer: .applier
+        )
+        #expect(applier.status == .unreachable)
+        #expect(
+            applier.message
+                == "the applier (viper-settings-apply) refuses more connections: max-connections-per-uid (16) reached;"
+                + " try again when other connections to it have closed"
+        )
+        #expect(!perUID.message.contains("{"), "no raw JSON: \(perUID.message)")
+    }
+
     @Test("a value or a file's key in a failure is shown with its control characters escaped, not sent")
     func escapedFailure() {
         let failure = CLIFailure(

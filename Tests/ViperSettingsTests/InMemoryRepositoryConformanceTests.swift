@@ -28,6 +28,9 @@ struct InMemoryRepositoryConformanceTests {
     @Test("every kind of value reads back equal")
     func valuesRoundTrip() async throws { try await self.suite.checkValuesRoundTrip() }
 
+    @Test("a module whose storage works is not refused a write, and asking writes nothing")
+    func writeRefusal() async throws { try await self.suite.checkWriteRefusalWritesNothing() }
+
     @Test("a remote update replaces the remote layers and the revision")
     func remoteUpdateReplaces() async throws { try await self.suite.checkRemoteUpdateReplacesLayers() }
 

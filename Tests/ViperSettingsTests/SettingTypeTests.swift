@@ -43,8 +43,14 @@ struct SettingTypeTests {
     @Test("typed JSON: integers are accepted for doubles, strings are not for ints")
     func typedJSON() throws {
         #expect(try SettingType.double(range: nil).value(fromJSON: 2) == .double(2))
-        #expect(throws: ValueRejection("expected an integer, found string")) {
+        #expect(throws: ValueRejection("expected an integer, found a string")) {
             try SettingType.int(range: nil).value(fromJSON: "8080")
+        }
+        #expect(throws: ValueRejection("expected a boolean, found a string")) {
+            try SettingType.bool.value(fromJSON: "true")
+        }
+        #expect(throws: ValueRejection("expected an integer, found null")) {
+            try SettingType.int(range: nil).value(fromJSON: nil)
         }
         #expect(throws: ValueRejection("expected a list of strings, found an integer in the list")) {
             try SettingType.strings().value(fromJSON: ["a", 1])
@@ -56,15 +62,56 @@ struct SettingTypeTests {
 
     @Test("a whole number beyond 64 bits is out of range, not garbage")
     func wholeNumberOutOfRange() {
-        #expect(throws: ValueRejection("must be within -9223372036854775808..9223372036854775807")) {
+        #expect(
+            throws: ValueRejection("is beyond the 64-bit integer range (-9223372036854775808..9223372036854775807)")
+        ) {
             try SettingType.int(range: nil).value(fromText: "9223372036854775808")
         }
-        #expect(throws: ValueRejection("must be within 1..65535")) {
+        #expect(throws: ValueRejection("is beyond the 64-bit integer range; must be within 1..65535")) {
             try SettingType.int(range: 1...65535).value(fromText: "-99999999999999999999")
         }
         #expect(throws: ValueRejection("expected a whole number")) {
             try SettingType.int(range: nil).value(fromText: "-")
         }
+    }
+
+    @Test("a JSON whole number beyond 64 bits (read as a double) is named as such, not as a number of another type")
+    func jsonWholeNumberBeyond64Bits() throws {
+        let big = try JSONValue(parsing: "9223372036854775808")
+        #expect(big == .double(0x1p63))
+        #expect(
+            throws: ValueRejection("is beyond the 64-bit integer range (-9223372036854775808..9223372036854775807)")
+        ) {
+            try SettingType.int(range: nil).value(fromJSON: big)
+        }
+        #expect(throws: ValueRejection("is beyond the 64-bit integer range; must be within 1..65535")) {
+            try SettingType.int(range: 1...65535).value(fromJSON: -1e19)
+        }
+        // Whole doubles within 64 bits are integers, up to the last one below 2^63.
+        #expect(try SettingType.int(range: nil).value(fromJSON: 9.2e18) == .int(9_200_000_000_000_000_000))
+        #expect(try SettingType.int(range: nil).value(fromJSON: -0x1p63) == .int(.min))
+        #expect(throws: ValueRejection("expected an integer, found a number")) {
+            try SettingType.int(range: nil).value(fromJSON: 1.5)
+        }
+        #expect(big.givenText == "9223372036854775808")
+        #expect(JSONValue.double(-1e19).givenText == "-10000000000000000000")
+        #expect(JSONValue.double(1e21).givenText == "1e+21")
+        #expect(JSONValue.double(1.5).givenText == "1.5")
+        #expect(JSONValue.string("80").givenText == #""80""#)
+        #expect(JSONValue.int(80).givenText == "80")
+    }
+
+    @Test("display: an empty string is \"\", and a string in double quotes is its JSON string, so they differ")
+    func displayOfQuotedStrings() {
+        #expect(SettingsFormatter.display(.string("")) == #""""#)
+        #expect(SettingsFormatter.display(.string(#""""#)) == #""\"\"""#)
+        #expect(SettingsFormatter.display(.string(#""a""#)) == #""\"a\"""#)
+        #expect(SettingsFormatter.display(.string(#"""#)) == #"""#, "one quote cannot be taken for a JSON string")
+        #expect(SettingsFormatter.display(.string(#"say "hi""#)) == #"say "hi""#)
+        #expect(SettingsFormatter.display(.string("manual")) == "manual")
+        #expect(SettingsFormatter.display(.strings([#""""#])) == #"["\"\""]"#)
+        #expect(SettingsFormatter.display(.strings([""])) == #"[""]"#)
+        #expect(SettingsFormatter.display(.strings(["a", "b"])) == "a, b")
     }
 
     @Test("each string of a list must match the pattern, and the first that does not is named")

@@ -4,9 +4,9 @@ import Testing
 import ViperSettings
 import ViperTestSupport
 
-/// Load and dump in the Settings Interactor, over the in-memory Repository; and the Transfer Presenter that makes a
-/// load all or nothing across modules.
-@Suite("Load and dump: all or nothing, one revision, compare-and-set")
+/// Load and dump in the Settings Interactor, over the in-memory Repository; and the Transfer Presenter that checks
+/// every module of a load before it writes any.
+@Suite("Load and dump: each module all or nothing, one revision, compare-and-set")
 struct SettingsLoadTests {
     let feed = ChangeFeed()
     let repository: InMemorySettingsRepository
@@ -77,9 +77,18 @@ struct SettingsLoadTests {
         #expect(outcome.changes.map { $0.after.value } == [.int(9000)])
         #expect(outcome.revision == 4)
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
+        // Verifying lists a caller who may not write among the problems; applying refuses the load with them.
         var verify = request
         verify.mode = .verify
-        await #expect(throws: SettingsFailure.self) { try await self.interactor.load(verify, caller: Fixtures.bob) }
+        let denied = LoadProblem.permissionDenied(module: "network", uid: 1001, writers: Fixtures.network.writers)
+        let verified = try await self.interactor.load(verify, caller: Fixtures.bob)
+        #expect(verified.problems == [denied, .noSuchKey(key: "network.proxy.nope")])
+        var apply = request
+        apply.mode = .apply
+        await #expect(throws: SettingsFailure.loadRefused(problems: [denied, .noSuchKey(key: "network.proxy.nope")])) {
+            try await self.interactor.load(apply, caller: Fixtures.bob)
+        }
+        #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
     }
 
     @Test("a locked key refuses the load, unless the file holds the local value it already has")
@@ -219,6 +228,120 @@ struct SettingsLoadTests {
             return
         }
         #expect(problems.map(\.key) == ["bogus"])
+        #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
+    }
+
+    @Test("a non-writer's load lists every problem of the file, the module it may not write among them")
+    func nonWriterSeesEveryProblem() async throws {
+        let view = MockView()
+        await TransferPresenter(presenters: ["network": self.presenter]).load(
+            ["network": ["proxy.port": "80", "proxy.nope": 1, "dns.cache": "true"], "bogus": [:]],
+            replace: false,
+            ifRevision: ["network": 99],
+            dryRun: false,
+            caller: Fixtures.bob,
+            on: view
+        )
+        guard case .failure(.loadRefused(let problems)) = view.last else {
+            Issue.record("expected LoadRefused, got \(String(describing: view.last))")
+            return
+        }
+        #expect(
+            problems == [
+                LoadProblemViewModel(key: "bogus", problem: .noSuchModule, reason: "no such module"),
+                LoadProblemViewModel(
+                    key: "network",
+                    problem: .permissionDenied,
+                    reason: "permission denied for uid 1001: only root, users alice, members of netadmin may write it"
+                ),
+                LoadProblemViewModel(
+                    key: "network.dns.cache",
+                    problem: .invalidValue,
+                    reason: #""true": expected a boolean, found a string"#
+                ),
+                LoadProblemViewModel(
+                    key: "network.proxy.nope",
+                    problem: .noSuchKey,
+                    reason: "the schema of network has no such key"
+                ),
+                LoadProblemViewModel(
+                    key: "network.proxy.port",
+                    problem: .invalidValue,
+                    reason: #""80": expected an integer, found a string"#
+                ),
+            ],
+            "the revision of a module the caller may not write is not compared: the permission is what to fix"
+        )
+        #expect(try await self.repository.state(of: "network").revision == 4)
+        // Alone, the permission is the one problem: LoadRefused still, listing it (exit status 7 in settingsctl).
+        await TransferPresenter(presenters: ["network": self.presenter]).load(
+            ["network": ["proxy.port": 80]],
+            replace: false,
+            ifRevision: [:],
+            dryRun: false,
+            caller: Fixtures.bob,
+            on: view
+        )
+        guard case .failure(.loadRefused(let alone)) = view.last else {
+            Issue.record("expected LoadRefused, got \(String(describing: view.last))")
+            return
+        }
+        #expect(alone.map(\.problem) == [.permissionDenied])
+        #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
+    }
+
+    @Test("a value in a problem is repeated as JSON, and a whole number beyond 64 bits in digits, named as such")
+    func problemValuesAsGiven() async throws {
+        let request = LoadRequest(
+            values: ["proxy.port": try JSONValue(parsing: "9223372036854775808"), "dns.cache": "true"],
+            mode: .verify
+        )
+        let (_, problems) = try await self.presenter.load(request, caller: Fixtures.root)
+        #expect(
+            problems.map(\.reason) == [
+                #""true": expected a boolean, found a string"#,
+                "9223372036854775808: is beyond the 64-bit integer range; must be within 1..65535",
+            ]
+        )
+    }
+
+    @Test("a module whose storage already refuses writes stops a load of several modules before any is written")
+    func storageRefusalBeforeAnyWrite() async throws {
+        let extra = try ModuleSchema(
+            json: [
+                "module": "extra", "title": "Extra",
+                "sections": [
+                    ["id": "s", "title": "S", "items": [["id": "a", "title": "A", "type": "int", "default": 7]]]
+                ],
+            ]
+        )
+        let repository = RefusingRepository(base: self.repository, refusing: "network")
+        func presenter(_ schema: ModuleSchema) -> SettingsPresenter {
+            SettingsPresenter(
+                interactor: SettingsInteractor(
+                    schema: schema,
+                    repository: repository,
+                    accounts: FakeAccounts(),
+                    logger: self.logger
+                ),
+                dataManager: SettingsDataManager()
+            )
+        }
+        let view = MockView()
+        // "extra" comes first: without the check before writing, it would be loaded before network fails.
+        await TransferPresenter(presenters: ["extra": presenter(extra), "network": presenter(Fixtures.network)]).load(
+            ["extra": ["s.a": 8], "network": ["proxy.port": 3129]],
+            replace: false,
+            ifRevision: [:],
+            dryRun: false,
+            caller: Fixtures.root,
+            on: view
+        )
+        #expect(
+            view.last == .failure(.storageFailure(module: "network", reason: "NAME.journal is a directory")),
+            "\(String(describing: view.last))"
+        )
+        #expect(try await self.repository.state(of: "extra").revision == 0, "nothing written")
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
     }
 

@@ -138,6 +138,34 @@ struct WatchInteractorTests {
         }
     }
 
+    @Test("a position the history shows was never given out (past a revision's last change) gets a resync")
+    func resyncWhenPositionNeverExisted() async throws {
+        _ = try await self.settings.set(path: "proxy.port", input: .text("8080"), caller: Fixtures.root)
+        _ = try await self.settings.set(path: "dns.cache", input: .text("false"), caller: Fixtures.root)
+        // Revision 3 changes two keys: 3.0 is a position inside it; 3.1 and 3.5 are not; revision 2 changed one.
+        _ = try await self.settings.reset(path: nil, caller: Fixtures.root)
+        let expected: [(String, WatchResyncReason)] = [
+            ("network:3.1", .noSuchPosition(module: "network", revision: 3, index: 1, changes: 2)),
+            ("network:3.5", .noSuchPosition(module: "network", revision: 3, index: 5, changes: 2)),
+            ("network:2.0", .noSuchPosition(module: "network", revision: 2, index: 0, changes: 1)),
+        ]
+        for (cursor, reason) in expected {
+            try await self.watching(["network"], after: WatchCursor(cursor)) { events in
+                let start = await Self.untilReady(&events)
+                #expect(start.first == .resync(reason: reason), "\(cursor)")
+                guard case .ready(let position) = start.last else {
+                    Issue.record("\(cursor): no ready in \(start)")
+                    return
+                }
+                #expect(position.description == "network:3", "the cursor is not echoed back: \(cursor)")
+            }
+        }
+        try await self.watching(["network"], after: WatchCursor("network:3.0")) { events in
+            let replay = await Self.untilReady(&events)
+            #expect(replay.count == 2, "the last change of revision 3, then ready: \(replay)")
+        }
+    }
+
     @Test("a cursor older than the history, or from another state, gets a resync and the current values")
     func resyncWhenHistoryIsShort() async throws {
         for port in 1...(ChangeHistory.limit + 2) {
@@ -279,6 +307,23 @@ struct ChangeHistoryTests {
         for bad in ["", "network", "network:x", "network:-1", "network:1.2.3", "a:1,a:2", ":3"] {
             #expect(WatchCursor(bad) == nil, "\(bad)")
         }
+        #expect(WatchCursor("display:0,network:10.0")?.description == "display:0,network:10.0")
+        #expect(WatchCursor("a-b_9:9223372036854775807")?.positions["a-b_9"]?.revision == .max)
+    }
+
+    @Test("a cursor is read only as the daemon writes it: no sign, no leading zero, no blank, ids as schemas have them")
+    func cursorTextIsStrict() {
+        let long = String(repeating: "m", count: ModuleSchema.maximumIDLength + 1)
+        let bad = [
+            "network:+1", "network:01", "network:00", "network:1.01", "network:1.+0", "network:1.", "network:.1",
+            " network:1", "network:1 ", "network: 1", "network:1, display:2", "network:1,display:2",
+            "network:1,network:1", "9net:1", "net.work:1", "net/work:1", "-net:1", "_net:1", "n\u{e9}t:1",
+            "\(long):1", "network:9223372036854775808", "network:1,", ",network:1", "network::1", "network:1:2",
+            "network:\u{0661}", "network:1e3", "network:0x1",
+        ]
+        for text in bad {
+            #expect(WatchCursor(text) == nil, "\(text)")
+        }
     }
 }
 
@@ -316,7 +361,7 @@ struct WatchModulesChangedTests {
             schemas: { served.schemas.withLock { $0 } },
             logger: self.logger
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await watcher.watch(targets: [], after: nil) { sink.yield($0) }
                 sink.finish()
@@ -358,7 +403,7 @@ struct WatchModulesChangedTests {
             schemas: { [Fixtures.network] },
             logger: self.logger
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await watcher.watch(targets: ["network.proxy.port"], after: nil) { sink.yield($0) }
                 sink.finish()

@@ -59,6 +59,9 @@ struct JSONFileRepositoryConformanceTests {
         try await self.suite(closeBeforeReopening: false).checkStateSurvivesCompaction()
     }
 
+    @Test("a module whose storage works is not refused a write, and asking writes nothing")
+    func writeRefusal() async throws { try await self.suite().checkWriteRefusalWritesNothing() }
+
     @Test("a remote update replaces the remote layers and the revision")
     func remoteUpdateReplaces() async throws { try await self.suite().checkRemoteUpdateReplacesLayers() }
 

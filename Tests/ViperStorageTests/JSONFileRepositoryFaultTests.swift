@@ -78,6 +78,8 @@ struct JSONFileRepositoryFaultTests {
         let recorder = LogRecorder()
         let repository = makeRepository(self.scratch.path, recorder: recorder)
         #expect(try await repository.state(of: "network").revision == .max)
+        let refusal = await repository.writeRefusal(of: "network")
+        #expect((refusal as? StorageError)?.message.contains("highest there is") == true, "known before writing")
         let error = await #expect(throws: StorageError.self) {
             try await repository.update(module: "network") {
                 LocalChange(set: ["proxy.port": .int(2)], revision: $0.revision + 1)

@@ -149,6 +149,7 @@ struct JSONFileRepositoryRepairTests {
             }
         }
         #expect(error?.message.contains("\(self.scratch.file("network.json")) is a directory") == true)
+        #expect(await repository.writeRefusal(of: "display") == nil)
         _ = try await repository.update(module: "display") { _ in
             LocalChange(set: ["screen.scale": .int(2)], revision: 1)
         }
@@ -180,6 +181,27 @@ struct JSONFileRepositoryRepairTests {
         }.after
         #expect(after.local == ["proxy.port": .int(4), "proxy.mode": .string("auto")] && after.revision == 5)
         #expect(await subscription.next() == .reset(module: "network"), "what was served meanwhile was not the state")
+    }
+
+    @Test("a module whose files cannot be used refuses writes before any is tried: writeRefusal names the file")
+    func writeRefusalBeforeWriting() async throws {
+        try FileManager.default.createDirectory(
+            atPath: self.scratch.file("network.journal"),
+            withIntermediateDirectories: true
+        )
+        let repository = makeRepository(self.scratch.path)
+        let refusal = await repository.writeRefusal(of: "network")
+        #expect(
+            "\(refusal.map { "\($0)" } ?? "none")".contains("\(self.scratch.file("network.journal")) is a directory"),
+            "\(String(describing: refusal))"
+        )
+        #expect(await repository.writeRefusal(of: "display") == nil)
+        #expect(!FileManager.default.fileExists(atPath: self.scratch.file("display.journal")), "nothing written")
+        // Moving the culprit away is enough, as for a write.
+        try FileManager.default.removeItem(atPath: self.scratch.file("network.journal"))
+        #expect(await repository.writeRefusal(of: "network") == nil)
+        _ = try await repository.update(module: "network") { _ in LocalChange(set: ["proxy.port": .int(1)], revision: 1)
+        }
     }
 
     @Test("a journal is compacted once it passes the size limit, whatever its record count")

@@ -475,6 +475,25 @@ def test_resume_inside_a_record_of_several_changes(daemon):
         assert events[-1]["cursor"] == live[-1]["cursor"]
 
 
+def test_position_never_given_out_resyncs(daemon):
+    """A position inside a revision at or past its last change was never printed: the history shows it, and the
+    stream starts over instead of echoing the cursor back."""
+    with reference_proxy(daemon) as watcher, reference_proxy(daemon) as writer:
+        stream = watcher.Watch(keys=["network"], _more=True)
+        until_ready(stream)
+        writer.Set(key=PORT, text="4000")
+        single = next_event(stream)["revision"]
+        writer.Load(modules={"network": {"values": {"proxy.port": 4001, "proxy.mode": "manual"}}})
+        live = [next_event(stream) for _ in range(2)]
+        double = live[0]["revision"]
+        assert live[0]["cursor"] == f"network:{double}.0" and live[1]["cursor"] == f"network:{double}", live
+    for after in (f"network:{double}.1", f"network:{double}.7", f"network:{single}.0"):
+        with reference_proxy(daemon) as watcher:
+            events = until_ready(watcher.Watch(keys=["network"], after=after, _more=True))
+            assert events[0]["event"] == "resync" and "never given out" in events[0]["reason"], (after, events)
+            assert events[-1] == {"event": "ready", "cursor": f"network:{double}"}, (after, events)
+
+
 def test_cursor_older_than_history_resyncs(daemon):
     with reference_proxy(daemon) as watcher, support.RawConnection(daemon.socket_path, timeout=DEADLINE) as writer:
         stream = watcher.Watch(keys=[PORT], _more=True)
@@ -508,7 +527,11 @@ def test_cursor_older_than_history_resyncs(daemon):
 
 @pytest.mark.parametrize(
     "after", ["garbage", "", "network", "network:", "network:-1", "network:x", "network:1.2.3", "network:1,network:2",
-              ",", "network:1.-1"]
+              ",", "network:1.-1",
+              # Not as the daemon writes cursors: a sign, leading zeros, blanks, an id no schema has, modules out of
+              # order.
+              "network:+1", "network:01", "network:1.00", " network:1", "network:1 ", "network:1,display:0",
+              "net work:1", "1network:1", "network:1\n"]
 )
 def test_unreadable_cursor_is_invalid_parameter_after(daemon, after):
     with reference_proxy(daemon) as proxy:

@@ -75,9 +75,11 @@ public struct LoadProblemViewModel: Sendable, Hashable, Codable {
         case invalidValue
         /// The fleet mandates the key's value; local writes are refused.
         case keyLocked
+        /// The caller may not write the module (`key` is the module).
+        case permissionDenied
     }
 
-    /// `module.section.item`, or the module for `noSuchModule`.
+    /// `module.section.item`, or the module for `noSuchModule` and `permissionDenied`.
     public var key: String
     public var problem: Kind
     /// The reason in words.

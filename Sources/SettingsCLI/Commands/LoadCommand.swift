@@ -11,15 +11,18 @@ package struct LoadCommand: SettingsCommand {
             Reads FILE (- for standard input), a dump: {"modules": {MODULE: {"values": {SECTION.ITEM: VALUE}}}}; \
             other fields are ignored. Every value is checked first: a module or key the schemas do not have, a \
             value that does not fit its key, a key the fleet locks, a module you may not write: any of them and \
-            nothing is loaded (each is listed). Then each module is stored in one durable write and its revision \
-            moves on once; a module that cannot be stored (a full disk) stops the load, and the error names the \
-            modules before it that were loaded. Values equal to the local ones change nothing; local values absent from the file stay, \
-            unless --replace.
+            nothing is loaded (each is listed, a value as JSON: "80" is a string, 80 a number; the exit status is \
+            that of the first: 4, 5, 6 or 7). A module whose state files the daemon knows it cannot write refuses \
+            the load too, before anything is written (exit 1). Then each module is stored on its own, in one \
+            durable write, and its revision moves on once; a module that still cannot be stored (a full disk) \
+            stops the load, and the error names the modules before it that were loaded. Values equal to the local \
+            ones change nothing; local values absent from the file stay, unless --replace.
 
             Prints, per module, each key whose value changes: key: old -> new (layer).
 
             --dry-run applies nothing and prints what would change and every value that cannot be loaded, with \
-            its reason; anyone may run it. It exits with the status of the first problem (4, 5 or 6) if any.
+            its reason; anyone may run it (it does not check that you may write). It exits with the status of the \
+            first problem (4, 5 or 6) if any.
 
             --if-revision MODULE=N (repeatable) refuses the load, with exit status 8, unless MODULE is still at \
             revision N (as dump printed it): a compare-and-set against overwriting a change made since.

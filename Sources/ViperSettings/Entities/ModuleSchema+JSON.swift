@@ -7,6 +7,21 @@ extension ModuleSchema {
     /// bytes: 165 bytes and its suffix, far below the 255 a Linux file name may have.
     public static let maximumIDLength = 128
 
+    /// Whether `text` is an id as a schema takes it: ASCII letters, digits, `-` and `_`, starting with a letter, at
+    /// most `maximumLength` characters (``maximumIDLength`` unless said otherwise).
+    public static func isIdentifier(_ text: some StringProtocol, maximumLength: Int = Self.maximumIDLength) -> Bool {
+        let bytes = text.utf8
+        guard let first = bytes.first, Self.isASCIILetter(first), bytes.count <= maximumLength else { return false }
+        return bytes.allSatisfy {
+            Self.isASCIILetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
     /// The keys of a schema's top-level object.
     static let moduleKeys = ["description", "module", "sections", "title", "writers"]
     /// The keys of a section.

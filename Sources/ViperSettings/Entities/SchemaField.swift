@@ -74,11 +74,8 @@ struct SchemaField {
     /// most ``ModuleSchema/maximumIDLength`` characters.
     func identifier() throws(SchemaError) -> String {
         let text = try self.string()
-        let scalars = text.unicodeScalars
-        let valid =
-            scalars.first.map(Self.isASCIILetter) == true
-            && scalars.allSatisfy { Self.isASCIILetter($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
-        guard valid else {
+        // The length has a reason of its own, below.
+        guard ModuleSchema.isIdentifier(text, maximumLength: .max) else {
             throw SchemaError(
                 path: self.path,
                 reason: "\(Self.quoted(text)) is not a valid id (ASCII letters, digits, '-' and '_', starting with a "
@@ -104,8 +101,4 @@ struct SchemaField {
 
     private static let beyond64Bits =
         "does not fit a 64-bit integer (\(Int64.min)..\(Int64.max))"
-
-    private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-    }
 }

@@ -13,8 +13,11 @@ extension SettingType {
         switch (self, json) {
         case (.bool, .bool(let value)): return .bool(value)
         case (.int, .int(let value)): return try self.checked(.int(value))
-        case (.int, .double(let value)) where value.rounded() == value && abs(value) < 9.0e18:
+        case (.int, .double(let value)) where value.rounded() == value && value >= -0x1p63 && value < 0x1p63:
             return try self.checked(.int(Int64(value)))
+        case (.int(let range), .double(let value)) where value.rounded() == value && value.isFinite:
+            // A whole number the JSON reader could not hold in 64 bits (it reads it as a double).
+            throw Self.beyond64Bits(range)
         case (.double, .int(let value)): return try self.checked(.double(Double(value)))
         case (.double, .double(let value)): return try self.checked(.double(value))
         case (.string, .string(let value)): return try self.checked(.string(value))
@@ -30,7 +33,7 @@ extension SettingType {
             }
             return try self.checked(.strings(strings))
         default:
-            throw ValueRejection("expected \(self.expected), found \(json.typeName)")
+            throw ValueRejection("expected \(self.expected), found \(json.typeName.withArticle)")
         }
     }
 
@@ -50,8 +53,7 @@ extension SettingType {
                 // A whole number, too large for 64 bits: say so, with the range it must be in.
                 let sign = digits.first == "-" || digits.first == "+" ? 1 : 0
                 if digits.count > sign, digits.dropFirst(sign).allSatisfy(\.isASCIIDigit) {
-                    let bounds = range ?? Int64.min...Int64.max
-                    throw ValueRejection("must be within \(bounds.lowerBound)..\(bounds.upperBound)")
+                    throw Self.beyond64Bits(range)
                 }
                 throw ValueRejection("expected a whole number")
             }
@@ -142,6 +144,16 @@ extension SettingType {
         }
     }
 
+    /// A whole number too large for 64 bits, and the range the key takes.
+    private static func beyond64Bits(_ range: ClosedRange<Int64>?) -> ValueRejection {
+        guard let range else {
+            return ValueRejection("is beyond the 64-bit integer range (\(Int64.min)..\(Int64.max))")
+        }
+        return ValueRejection(
+            "is beyond the 64-bit integer range; must be within \(range.lowerBound)..\(range.upperBound)"
+        )
+    }
+
     private static func tooLarge(_ size: Int, limit: Int) -> ValueRejection {
         ValueRejection("is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size)")
     }
@@ -182,9 +194,9 @@ extension SettingValue {
 }
 
 extension String {
-    /// The name with its indefinite article: "an integer", "a string".
+    /// The name with its indefinite article: "an integer", "a string"; "null" stays as it is.
     fileprivate var withArticle: String {
-        guard let first = self.first else { return self }
+        guard let first = self.first, self != "null" else { return self }
         return ("aeiou".contains(first) ? "an " : "a ") + self
     }
 }

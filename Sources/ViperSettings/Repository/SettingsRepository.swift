@@ -21,6 +21,12 @@ public protocol SettingsRepository: Sendable {
         _ decide: @Sendable (ModuleState) throws -> LocalChange?
     ) async throws -> (before: ModuleState, after: ModuleState)
 
+    /// Why ``update(module:_:)`` of the module would be refused now, found without writing: its files cannot be
+    /// used, its revision leaves no room. `nil` when nothing known stands in the way of a write, which may still
+    /// fail (a full disk is found out only by writing). For a change of several modules, so that one refusing
+    /// writes is found before any is written. The default is `nil`.
+    func writeRefusal(of module: String) async -> (any Error)?
+
     /// Like ``update(module:_:)`` for the remote layers: replaces a module's recommended and mandatory values, as
     /// `decide` computes them from the current state, durably (the remote layers are a cache that survives a
     /// restart without network). `nil` writes nothing.
@@ -32,4 +38,6 @@ public protocol SettingsRepository: Sendable {
 
 extension SettingsRepository {
     public func currentState(of module: String) -> ModuleState? { nil }
+
+    public func writeRefusal(of module: String) async -> (any Error)? { nil }
 }

@@ -159,15 +159,7 @@ public actor JSONFileRepository: SettingsRepository {
     ) async throws -> (before: ModuleState, after: ModuleState) {
         let entry = try await self.writableEntry(for: module)
         let before = entry.state
-        guard before.revision < .max else {
-            throw StorageError(
-                """
-                module '\(module)' refuses writes: it is at revision \(before.revision), the highest there is (read \
-                from its state files in \(self.directory)); fix or remove those files
-                """,
-                errno: EOVERFLOW
-            )
-        }
+        if let refusal = self.revisionRefusal(module, before) { throw refusal }
         guard let change = try decide(before) else { return (before, before) }
         let after = applied(change, before)
         entry.state = after
@@ -175,6 +167,29 @@ public actor JSONFileRepository: SettingsRepository {
         if after.revision > before.revision { pending.published = after.history.record(at: after.revision) }
         try await self.commit(pending)
         return (before, after)
+    }
+
+    /// Why a write of the module would be refused now: its files cannot be used (they are loaded again first, as a
+    /// write does), or its revision is the highest there is. `nil` when a write may go ahead.
+    public func writeRefusal(of module: String) async -> (any Error)? {
+        do {
+            let entry = try await self.writableEntry(for: module)
+            return self.revisionRefusal(module, entry.state)
+        } catch {
+            return error
+        }
+    }
+
+    /// The refusal of a write of a module at `state`'s revision when it leaves no room for another.
+    private func revisionRefusal(_ module: String, _ state: ModuleState) -> StorageError? {
+        guard state.revision == .max else { return nil }
+        return StorageError(
+            """
+            module '\(module)' refuses writes: it is at revision \(state.revision), the highest there is (read \
+            from its state files in \(self.directory)); fix or remove those files
+            """,
+            errno: EOVERFLOW
+        )
     }
 
     /// Compacts every journal that holds records into its snapshot and closes the journals, waiting for the batch

@@ -113,7 +113,8 @@ public protocol SettingsInteractorProtocol: Sendable {
     /// The local values of the keys the schema has, every key resolved, and the revision.
     func dump() async throws(SettingsFailure) -> ModuleDump
     /// Validates every value of `request`, then (``LoadMode/apply``) stores them all in one durable write that moves
-    /// the revision on once, or none: any unknown key, invalid value or locked key is ``SettingsFailure/loadRefused``.
+    /// the revision on once, or none: any unknown key, invalid value or locked key, or a caller who may not write the
+    /// module, is ``SettingsFailure/loadRefused``, listing each.
     func load(_ request: LoadRequest, caller: Caller) async throws(SettingsFailure) -> LoadOutcome
 }
 

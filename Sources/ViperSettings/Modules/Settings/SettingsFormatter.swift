@@ -6,20 +6,31 @@ public enum SettingsFormatter {
     /// The value as people read it, never blank: `3128`, `true`, `1.25`, `manual`, `stable, beta`; an empty string
     /// is `""`, an empty list `[]`, and a list that words separated by commas cannot show (an empty element, a
     /// comma or spaces at the ends of an element) is its JSON array, `["a,b", ""]`: what `set` reads back.
+    ///
+    /// Text in double quotes is always JSON: a string that begins and ends with `"` (`""` itself, `"a"`) is shown
+    /// as its JSON string, `"\"\""`, and a list with such an element as its JSON array, so that neither is taken
+    /// for the empty string.
     public static func display(_ value: SettingValue) -> String {
         switch value {
         case .bool(let value): return value ? "true" : "false"
         case .int(let value): return String(value)
         case .double(let value): return value.description
-        case .string(let value): return value.isEmpty ? "\"\"" : value
+        case .string(let value):
+            if value.isEmpty { return "\"\"" }
+            return Self.looksQuoted(value) ? JSONValue.string(value).serialized() : value
         case .strings(let values):
             if values.isEmpty { return "[]" }
             let plain = values.allSatisfy { element in
                 !element.isEmpty && !element.contains(",") && element.first?.isWhitespace != true
-                    && element.last?.isWhitespace != true && !(element.first == "[")
+                    && element.last?.isWhitespace != true && !(element.first == "[") && !Self.looksQuoted(element)
             }
             return plain ? values.joined(separator: ", ") : value.json.serialized()
         }
+    }
+
+    /// Whether `text` begins and ends with a double quote, as the display of a string in JSON does.
+    private static func looksQuoted(_ text: String) -> Bool {
+        text.unicodeScalars.count >= 2 && text.unicodeScalars.first == "\"" && text.unicodeScalars.last == "\""
     }
 
     /// The constraint in words, e.g. "1..65535" or "one of none, manual, auto"; `nil` when there is none.
@@ -63,14 +74,7 @@ public enum SettingsFormatter {
         case .invalidValue(let key, let value, let reason): return .invalidValue(key: key, value: value, reason: reason)
         case .keyLocked(let key, let layer): return .keyLocked(key: key, source: Self.lockSource(layer))
         case .permissionDenied(let module, let uid, let writers):
-            var allowed = ["root"]
-            if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
-            if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
-            return .permissionDenied(
-                module: module,
-                uid: Int64(uid),
-                reason: "only \(allowed.joined(separator: ", ")) may write it"
-            )
+            return .permissionDenied(module: module, uid: Int64(uid), reason: Self.mayWrite(writers))
         case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason)
         case .revisionMismatch(let module, let expected, let actual):
             return .revisionMismatch(module: module, expected: expected, actual: actual)
@@ -98,10 +102,33 @@ public enum SettingsFormatter {
                 reason: "the schema of \(module) has no such key"
             )
         case .invalidValue(let key, let value, let reason):
-            return LoadProblemViewModel(key: key, problem: .invalidValue, reason: "\(value): \(reason)")
+            return LoadProblemViewModel(key: key, problem: .invalidValue, reason: "\(Self.cut(value)): \(reason)")
         case .keyLocked(let key, let layer):
             return LoadProblemViewModel(key: key, problem: .keyLocked, reason: "locked by \(Self.lockSource(layer))")
+        case .permissionDenied(let module, let uid, let writers):
+            return LoadProblemViewModel(
+                key: module,
+                problem: .permissionDenied,
+                reason: "permission denied for uid \(uid): \(Self.mayWrite(writers))"
+            )
         }
+    }
+
+    /// Who may write a module of `writers`: "only root, users alice, members of netadmin may write it".
+    static func mayWrite(_ writers: Writers) -> String {
+        var allowed = ["root"]
+        if !writers.users.isEmpty { allowed.append("users \(writers.users.joined(separator: ", "))") }
+        if !writers.groups.isEmpty { allowed.append("members of \(writers.groups.joined(separator: ", "))") }
+        return "only \(allowed.joined(separator: ", ")) may write it"
+    }
+
+    /// The most characters of a value a reason repeats: a value refused for its size is not repeated whole.
+    static let repeatedValueLength = 200
+
+    /// `text` as a reason repeats it: whole when short, else its start and its size.
+    static func cut(_ text: String) -> String {
+        guard text.count > Self.repeatedValueLength else { return text }
+        return "\(text.prefix(Self.repeatedValueLength))… (\(text.utf8.count) bytes)"
     }
 
     /// What locks a key held by `layer`.

@@ -1,6 +1,7 @@
 import SettingsAPI
 
-/// Dump and load: a module's local values out, and many values in at once, all or nothing.
+/// Dump and load: a module's local values out, and many values in at once: every value of the module is checked
+/// before any is written, and then all are written in one durable change, or none.
 extension SettingsInteractor {
     public func dump() async throws(SettingsFailure) -> ModuleDump {
         let (settings, revision) = try await self.resolveAll()
@@ -12,14 +13,32 @@ extension SettingsInteractor {
     }
 
     public func load(_ request: LoadRequest, caller: Caller) async throws(SettingsFailure) -> LoadOutcome {
-        if request.mode != .preview { try self.authorize(caller, key: nil, method: "Load") }
-        let (values, problems) = self.parse(request.values)
+        // A caller who may not write the module is one problem among the others of the file, listed with them.
+        var denied: [LoadProblem] = []
+        if request.mode != .preview {
+            do {
+                try self.authorize(caller, key: nil, method: "Load")
+            } catch {
+                guard case .permissionDenied(let module, let uid, let writers) = error else { throw error }
+                denied = [.permissionDenied(module: module, uid: uid, writers: writers)]
+            }
+        }
+        let (values, parsed) = self.parse(request.values)
+        let problems = denied + parsed
         let module = self.schema.name
         let schema = self.schema
         let replace = request.replace
         if request.mode != .apply {
             let state = try await self.loadState()
-            try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
+            // The revision of a module the caller may not write does not matter: it is refused whatever it is.
+            if denied.isEmpty {
+                try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
+            }
+            if request.mode == .verify, denied.isEmpty, let refusal = await self.repository.writeRefusal(of: module) {
+                // Known before writing (files that cannot be used, a revision that leaves no room): a load of
+                // several modules is refused before any is written.
+                throw .storageFailure(module: module, reason: "\(refusal)")
+            }
             let (change, locked) = Self.plan(schema: schema, values: values, replace: replace, state: state)
             let after = change.map { $0.applied(to: state) } ?? state
             return self.outcome(from: state, to: after, problems: problems + locked)
@@ -49,9 +68,7 @@ extension SettingsInteractor {
             do {
                 values[path] = try item.type.value(fromJSON: json)
             } catch {
-                problems.append(
-                    .invalidValue(key: key, value: json.stringValue ?? json.serialized(), reason: error.reason)
-                )
+                problems.append(.invalidValue(key: key, value: json.givenText, reason: error.reason))
             }
         }
         return (values, problems)

@@ -266,7 +266,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
 extension SettingInput: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .json(let json): json.stringValue ?? json.serialized()
+        case .json(let json): json.stringValue ?? json.givenText
         case .text(let text): text
         }
     }

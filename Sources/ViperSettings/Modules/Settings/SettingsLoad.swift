@@ -4,9 +4,12 @@ public import SettingsAPI
 public enum LoadMode: Sendable, Hashable {
     /// Computes what would change; anyone may ask, nothing is written.
     case preview
-    /// Like ``preview``, and also refuses a caller who may not write the module.
+    /// Like ``preview``, and also lists a caller who may not write the module among the problems, and refuses
+    /// (``SettingsFailure/storageFailure(module:reason:)``) a module the Repository already knows would refuse the
+    /// write, so that a load of several modules writes none.
     case verify
-    /// Validates, then stores every value of the module in one durable write.
+    /// Validates, then stores every value of the module in one durable write; any problem refuses it
+    /// (``SettingsFailure/loadRefused(problems:)``).
     case apply
 }
 
@@ -32,8 +35,12 @@ public struct LoadRequest: Sendable, Hashable {
 public enum LoadProblem: Sendable, Hashable {
     case noSuchModule(module: String)
     case noSuchKey(key: String)
+    /// `value` is the value as the file gave it, as JSON text (``SettingsAPI/JSONValue/givenText``): a string in
+    /// quotes, so that `"80"` is told from `80`.
     case invalidValue(key: String, value: String, reason: String)
     case keyLocked(key: String, layer: Layer)
+    /// The caller (`uid`) is neither root nor one of the module's `writers`.
+    case permissionDenied(module: String, uid: UInt32, writers: Writers)
 }
 
 /// What a load did to one module, or with ``LoadMode/preview`` would do.

@@ -1,7 +1,9 @@
 public import SettingsAPI
 
 /// Presents `Dump` and `Load`, which span modules: each module's Presenter dumps or loads its own values; this one
-/// puts them together and makes a load all or nothing across the modules it names.
+/// puts them together. A load checks every module it names before it writes any; then it writes each module on its
+/// own, one durable write per module, so a failure found only by writing (a full disk) on one module leaves the
+/// modules written before it loaded, and says so.
 public struct TransferPresenter: Sendable {
     private let presenters: [String: any SettingsPresenterProtocol]
 
@@ -29,9 +31,14 @@ public struct TransferPresenter: Sendable {
         await view.display(.dump(DumpViewModel(modules: dumps)))
     }
 
-    /// Loads `values` (by module) on `view`; `ifRevision` names modules of `values`. Every module is checked first, with the caller's rights: any unknown
-    /// module or key, invalid value or locked key refuses the whole load (with `dryRun`, they are listed instead),
-    /// and a module not at its `ifRevision` is `RevisionMismatch`. Then each module is stored in one durable write.
+    /// Loads `values` (by module) on `view`; `ifRevision` names modules of `values`.
+    ///
+    /// Every module is checked first, with the caller's rights: any unknown module or key, invalid value, locked key
+    /// or module the caller may not write refuses the whole load, `LoadRefused` listing each (with `dryRun`, they are
+    /// listed instead, and the caller's rights are not checked); a module not at its `ifRevision` is
+    /// `RevisionMismatch`, and one whose storage already refuses writes (files that cannot be used) is
+    /// `StorageFailure`, both before anything is written. Then each module is stored in one durable write of its
+    /// own: a write that fails leaves the modules before it loaded, which the error names.
     public func load(
         _ values: [String: [String: JSONValue]],
         replace: Bool,

@@ -22,6 +22,10 @@ public enum WatchResyncReason: Sendable, Hashable {
     case cursorLacksModule(module: String)
     /// The cursor is ahead of the module's revision: it was made by another daemon or from another state directory.
     case cursorAhead(module: String, revision: Int64)
+    /// The cursor's position `revision.index` (after change `index` of `revision`, counted from 0) does not exist:
+    /// that revision has `changes` changes, and the daemon writes a position only before the last one. A cursor of
+    /// another daemon or state directory, or one edited by hand.
+    case noSuchPosition(module: String, revision: Int64, index: Int, changes: Int)
     /// The watcher read too slowly and changes were dropped.
     case fellBehind
     /// A schema reload added a module to the ones a watch of every module follows.

@@ -70,7 +70,8 @@ public struct WatchInteractor: WatchInteractorProtocol {
     }
 
     /// Sends what followed `cursor` in every watched module and returns the cursor after it; sends a resync and
-    /// returns `nil` when a module's history does not reach back to it.
+    /// returns `nil` when a module's history does not reach back to it, or shows that the cursor was not made from
+    /// it (a revision ahead of the module's, a position inside a revision at or past its last change).
     @inline(never)  // its frame is not held for the whole stream
     private func replay(
         after cursor: WatchCursor,
@@ -100,8 +101,25 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 try await emit(.resync(reason: .historyTooShort(module: module)))
                 return nil
             }
+            if let index = start.index, let record = history.record(at: start.revision) {
+                // The daemon writes `R.I` only inside a revision, before its last change: any other position was
+                // never given out for this history.
+                guard index < record.changes.count - 1 else {
+                    try await emit(
+                        .resync(
+                            reason: .noSuchPosition(
+                                module: module,
+                                revision: start.revision,
+                                index: index,
+                                changes: record.changes.count
+                            )
+                        )
+                    )
+                    return nil
+                }
+                pending.append((module, record))
+            }
             position.positions[module] = start
-            if start.index != nil { pending.append((module, history.record(at: start.revision)!)) }
             pending += records.map { (module, $0) }
         }
         for item in pending {

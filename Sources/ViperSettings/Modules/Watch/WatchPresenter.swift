@@ -31,6 +31,10 @@ public struct WatchPresenter: WatchPresenterProtocol {
         case .cursorAhead(let module, let revision):
             "the cursor is ahead of module \(module), which is at revision \(revision) (a cursor of another daemon or"
                 + " state directory); sending the current values"
+        case .noSuchPosition(let module, let revision, let index, let changes):
+            "the cursor's position \(revision).\(index) in module \(module) was never given out: revision \(revision)"
+                + " changed \(changes) key\(changes == 1 ? "" : "s") (a cursor of another daemon or state directory);"
+                + " sending the current values"
         case .fellBehind:
             "the watcher read too slowly and changes were dropped; sending the current values"
         case .moduleAdded(let module):
