@@ -40,13 +40,13 @@ struct ServedSchemaTracker: Sendable {
             }
             await builder.adopt(schemas: current, previous: previous, addedModulesAreNew: true)
         }
-        self.keep(sources)
+        self.keep(sources, kept: kept)
     }
 
-    /// Keeps `sources` as the schemas served.
-    func keep(_ sources: [String: [UInt8]]) {
+    /// Keeps `sources` as the schemas served; `kept` is what the store holds, when just read.
+    func keep(_ sources: [String: [UInt8]], kept: [String: [UInt8]]? = nil) {
         do {
-            try self.store.record(sources)
+            try self.store.record(sources, kept: kept)
         } catch {
             self.logger.warning(
                 """

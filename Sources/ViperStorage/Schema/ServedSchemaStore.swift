@@ -32,8 +32,10 @@ public struct ServedSchemaStore: Sendable {
     /// Makes the store hold exactly `sources`: each file that differs is replaced (renamed into place, not synced
     /// one by one: a first start writes every schema, and a copy lost in a crash only means that the next start has
     /// nothing to compare with), the files of modules not served any more are removed, then the folder is synced.
-    public func record(_ sources: [String: [UInt8]]) throws(StorageError) {
-        let kept = self.read()
+    ///
+    /// - Parameter kept: What the store holds, when just read (at start); read again when `nil`.
+    public func record(_ sources: [String: [UInt8]], kept: [String: [UInt8]]? = nil) throws(StorageError) {
+        let kept = kept ?? self.read()
         var changed = false
         for (module, bytes) in sources.sorted(by: { $0.key < $1.key }) where kept[module] != bytes {
             try self.directory.replace(
