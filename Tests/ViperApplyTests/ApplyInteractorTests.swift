@@ -111,6 +111,33 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("a target reading a module the daemon does not serve keeps its file, failing with why, until it does")
+    func moduleNotServed() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try fixture.folder.write(
+                "power",
+                ["reads": ["power.sleep"], "destination": "/etc/power.conf"],
+                template: "idle={{power.sleep.idle}}\n"
+            )
+            let file = directory + "/root/etc/power.conf"
+            try Files.write("idle=15\n", to: file)
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:4"),
+                Self.current("network.proxy.host", "a.example", cursor: "network:4"),
+                Self.ready("network:4"),
+            ])
+            #expect(try Files.read(file) == "idle=15\n", "not blanked: the module is not served")
+            let power = await interactor.status().targets.first { $0.target == "power" }?.last
+            #expect(power?.result == "failed")
+            #expect(power?.error?.contains("does not serve module power") == true)
+            #expect(await interactor.isSettled, "held, not pending: readiness does not wait for it")
+            await interactor.received([Self.change("power.sleep.idle", 30, cursor: "power:2")])
+            #expect(try Files.read(file) == "idle=30\n")
+        }
+    }
+
     @Test("while a check still runs, the summary (systemd's status) says the targets are still being applied")
     func summaryWhileApplying() async throws {
         try await TemporaryDirectory.with { directory in

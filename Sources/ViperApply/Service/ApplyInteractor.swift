@@ -243,10 +243,23 @@ public actor ApplyInteractor {
         while !self.dirty.isEmpty {
             let names = self.dirty
             self.dirty = []
+            let served = Set(self.state.values.keys.map { String($0.prefix { $0 != "." }) })
             for target in self.targets where names.contains(target.name) {
                 let revisions = self.revisions(of: target)
-                let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
-                let outcome = await self.applier.apply(target, rendered: rendered)
+                let outcome: ApplyOutcome
+                let missing = target.modules.subtracting(served).sorted()
+                if !missing.isEmpty {
+                    // A module the daemon does not serve (a schema removed or rejected, a typo): rendering would
+                    // blank every value of it in a system file; the file keeps what it holds until it does.
+                    outcome = ApplyOutcome(
+                        result: .failed,
+                        error: "the settings daemon does not serve module \(missing.joined(separator: ", ")): the "
+                            + "file keeps what it holds until it does"
+                    )
+                } else {
+                    let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
+                    outcome = await self.applier.apply(target, rendered: rendered)
+                }
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)
                 // An unchanged file keeps the record of when it was written, unless that record is a failure: the
