@@ -138,6 +138,32 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("the changes of one record (a load) are applied together, not key by key as they arrive")
+    func recordAppliedWhole() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try fixture.folder.write(
+                "pair",
+                ["reads": ["network.proxy"], "destination": "/etc/pair.conf"],
+                template: "{{network.proxy.host}}:{{network.proxy.port}}\n"
+            )
+            let file = directory + "/root/etc/pair.conf"
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.proxy.host", "a.example", cursor: "network:4"),
+                Self.current("network.proxy.port", 3128, cursor: "network:4"),
+                Self.ready("network:4"),
+            ])
+            #expect(try Files.read(file) == "a.example:3128\n")
+            await interactor.received([Self.change("network.proxy.host", "b.example", cursor: "network:5.0")])
+            #expect(try Files.read(file) == "a.example:3128\n", "half a load is never written")
+            #expect(!(await interactor.isSettled))
+            await interactor.received([Self.change("network.proxy.port", 8080, cursor: "network:5")])
+            #expect(try Files.read(file) == "b.example:8080\n")
+            #expect(await interactor.isSettled)
+        }
+    }
+
     @Test("while a check still runs, the summary (systemd's status) says the targets are still being applied")
     func summaryWhileApplying() async throws {
         try await TemporaryDirectory.with { directory in

@@ -109,7 +109,17 @@ public actor ApplyInteractor {
                 if !event.cursor.isEmpty { self.state.cursor = event.cursor }
             }
         }
-        if self.ready { await self.applyDirty() }
+        // A record's changes (a load, a reset, a schema change) are one change: while the cursor is inside one
+        // (`module:N.i`, more of revision N to come), its first keys are not applied without the others.
+        if self.ready, !Self.insideRecord(self.state.cursor) { await self.applyDirty() }
+    }
+
+    /// Whether `cursor` stops inside a record: a position with a sub-position (`network:5.0`).
+    static func insideRecord(_ cursor: String?) -> Bool {
+        guard let cursor else { return false }
+        return cursor.split(separator: ",").contains { position in
+            position.split(separator: ":").last?.contains(".") ?? false
+        }
     }
 
     /// Every target's status.
