@@ -66,8 +66,8 @@ public enum RegularFile {
 
     private static func isRegularFile(_ mode: mode_t) -> Bool { mode & S_IFMT == S_IFREG }
 
-    /// The kind of a file that is not a regular one, for people.
-    private static func kind(of mode: mode_t) -> String {
+    /// The kind of a file that is not a regular one, for people (`a FIFO`), from its `st_mode`.
+    public static func kind(of mode: UInt32) -> String {
         switch mode & S_IFMT {
         case S_IFDIR: "a directory"
         case S_IFIFO: "a FIFO"

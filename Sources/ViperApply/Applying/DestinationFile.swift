@@ -42,7 +42,8 @@ struct DestinationFile {
             throw .file(
                 path: path,
                 operation: "replace",
-                reason: "it is \(Self.kindName(info.st_mode)), not a regular file (the applier replaces only regular"
+                reason:
+                    "it is \(RegularFile.kind(of: info.st_mode)), not a regular file (the applier replaces only regular"
                     + " files and symbolic links)"
             )
         }
@@ -78,16 +79,5 @@ struct DestinationFile {
             bytes.append(contentsOf: chunk[0..<count])
         }
         throw .file(path: path, operation: "read", reason: "it is larger than \(Self.sizeLimit >> 20) MiB")
-    }
-
-    private static func kindName(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        default: "not a regular file"
-        }
     }
 }
