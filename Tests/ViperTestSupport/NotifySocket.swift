@@ -1,6 +1,6 @@
 import Dispatch
 public import Foundation
-public import Glibc
+import Glibc
 
 /// A datagram socket standing in for systemd's notification socket (`NOTIFY_SOCKET`).
 ///
