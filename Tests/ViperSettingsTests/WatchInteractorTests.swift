@@ -187,6 +187,65 @@ struct WatchInteractorTests {
         }
     }
 
+    @Test("a history holding a value the schema rejects (a state file edited by hand) is not replayed: resync")
+    func rejectedValueInHistory() async throws {
+        let change = { (revision: Int64, old: SettingValue, new: SettingValue) in
+            ChangeRecord(
+                revision: revision,
+                cause: .client(uid: 0, pid: 1),
+                changes: [SettingChange(path: "proxy.port", old: old, oldLayer: .local, new: new, layer: .local)]
+            )
+        }
+        // Revision 2 says the port became 70000, out of the schema's range: what the files hold is never served.
+        let history = ChangeHistory(
+            records: [
+                change(1, .int(3128), .int(8080)), change(2, .int(8080), .int(70000)),
+                change(3, .int(70000), .int(9090)),
+            ],
+            floor: 0
+        )
+        let repository = InMemorySettingsRepository(
+            states: ["network": ModuleState(revision: 3, local: ["proxy.port": .int(9090)], history: history)],
+            feed: self.feed
+        )
+        let watcher = WatchInteractor(
+            repository: repository,
+            feed: self.feed,
+            schemas: { [Fixtures.network] },
+            logger: self.logger
+        )
+        for (cursor, rejected) in [("network:0", true), ("network:1", true), ("network:2", false)] {
+            let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+            await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await watcher.watch(targets: ["network.proxy.port"], after: WatchCursor(cursor)) {
+                        sink.yield($0)
+                    }
+                }
+                defer { group.cancelAll() }
+                var iterator = events.makeAsyncIterator()
+                let start = await Self.untilReady(&iterator)
+                if rejected {
+                    #expect(
+                        start.first == .resync(reason: .historyRejected(module: "network", key: "network.proxy.port"))
+                    )
+                    guard case .current(let port, _, _) = start.dropFirst().first else {
+                        Issue.record("no current value after the resync: \(start)")
+                        return
+                    }
+                    #expect(port.value == .int(9090))
+                } else {
+                    // After the record with the rejected value, the history only holds values the schema accepts.
+                    guard case .change(_, let change, _, _, _) = start.first else {
+                        Issue.record("no replayed change: \(start)")
+                        return
+                    }
+                    #expect(change.new == .int(9090))
+                }
+            }
+        }
+    }
+
     @Test("a watcher that does not read gets a resync, not an unbounded backlog, and writers never wait")
     func slowWatcher() async throws {
         try await self.watching(["network.proxy.port"]) { events in

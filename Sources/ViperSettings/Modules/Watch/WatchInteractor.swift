@@ -101,6 +101,19 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 try await emit(.resync(reason: .historyTooShort(module: module)))
                 return nil
             }
+            // A watcher applies what it is told: a value the schema now rejects (a state file edited by hand, a
+            // schema changed since) is never served, so it is never replayed either.
+            if let schema = scope.modules[module],
+                let key = Self.firstRejectedKey(
+                    in: records.map(\.changes) + [
+                        start.index.flatMap { _ in history.record(at: start.revision)?.changes } ?? []
+                    ],
+                    schema: schema
+                )
+            {
+                try await emit(.resync(reason: .historyRejected(module: module, key: key)))
+                return nil
+            }
             if let index = start.index, let record = history.record(at: start.revision) {
                 // The daemon writes `R.I` only inside a revision, before its last change: any other position was
                 // never given out for this history.
@@ -127,6 +140,16 @@ public struct WatchInteractor: WatchInteractorProtocol {
         }
         try await emit(.ready(cursor: position))
         return position
+    }
+
+    /// The first key whose new value in `changes` (what a watcher applies) the schema rejects; `nil` when it accepts
+    /// every one (keys the schema no longer has are left out: their removal follows in the history).
+    static func firstRejectedKey(in changes: [[SettingChange]], schema: ModuleSchema) -> String? {
+        for change in changes.joined() {
+            guard let item = schema.item(at: change.path), let value = change.new else { continue }
+            if (try? item.type.checked(value)) == nil { return "\(schema.name).\(change.path)" }
+        }
+        return nil
     }
 
     /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
