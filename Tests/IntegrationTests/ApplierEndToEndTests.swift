@@ -48,12 +48,16 @@ struct ApplierEndToEndTests {
             try Files.write("port={{network.proxy.port}}\n", to: self.targets + "/proxy.mustache")
         }
 
-        func start(control: String? = nil) throws -> BackgroundCommand {
-            try BackgroundCommand([
-                self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
-                "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
-                "--control-socket", control ?? self.control, "--root", self.root,
-            ])
+        /// Starts the applier on the fixture's root; with `runReloads`, the targets' reload commands run too
+        /// (`--run-reloads`: here they only append to a log).
+        func start(control: String? = nil, runReloads: Bool = true) throws -> BackgroundCommand {
+            try BackgroundCommand(
+                [
+                    self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
+                    "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
+                    "--control-socket", control ?? self.control, "--root", self.root,
+                ] + (runReloads ? ["--run-reloads"] : [])
+            )
         }
 
         /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
@@ -100,6 +104,27 @@ struct ApplierEndToEndTests {
             #expect(idl.problems(inReplyOf: method, parameters: parameters).isEmpty, "\(method): \(parameters)")
             #expect(parameters["warnings"] == [], "\(method)")
         }
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("with --root and without --run-reloads, no reload command runs, and Status says why")
+    func rootSkipsReloads() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start(runReloads: false)
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8080"), "\(applier.stderr)")
+        #expect(!Files.exists(fixture.reloads), "a reload command ran on the host")
+        #expect(applier.stderr.contains("wrote \(fixture.proxy) (target proxy); its reload was not run (--root)"))
+        let status = try RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.Status")
+        let targets = (status?["parameters"] as? [String: Any])?["targets"] as? [[String: Any]] ?? []
+        let proxy = targets.first { $0["target"] as? String == "proxy" }?["last"] as? [String: Any]
+        #expect(proxy?["result"] as? String == "written", "\(String(describing: status))")
+        #expect((proxy?["reloadSkipped"] as? String)?.contains("--run-reloads") == true, "\(String(describing: proxy))")
+        #expect(proxy?["reload"] == nil)
         #expect(applier.stop() == 0, "\(applier.stderr)")
         #expect(daemon.stop() == 0)
     }

@@ -170,6 +170,59 @@ struct ApplyRendererTests {
         #expect(ApplyRenderer.failure(of: model) == "1 target failed (resolved: reload-failed)")
     }
 
+    @Test("status says when a failed target is tried again, and when a reload was skipped because of --root")
+    func retryAndSkippedReload() {
+        let failed = TargetStatusViewModel(
+            target: "resolved",
+            description: "",
+            reads: ["network"],
+            destination: "/etc/systemd/resolved.conf",
+            last: TargetOutcomeViewModel(
+                target: "resolved",
+                destination: "/etc/systemd/resolved.conf",
+                result: "failed",
+                keys: [],
+                revisions: ["network": 5],
+                error: "cannot create a file in /etc/systemd: No space left on device",
+                at: ApplyFixtures.now - 3
+            ),
+            retry: TargetRetryViewModel(attempt: 3, at: ApplyFixtures.now + 4)
+        )
+        let skipped = TargetStatusViewModel(
+            target: "logind",
+            description: "",
+            reads: ["power"],
+            destination: "/img/etc/logind.conf",
+            last: TargetOutcomeViewModel(
+                target: "logind",
+                destination: "/img/etc/logind.conf",
+                result: "written",
+                keys: [],
+                revisions: ["power": 2],
+                at: ApplyFixtures.now - 3,
+                reloadSkipped: "systemctl reload x was not run"
+            )
+        )
+        let model = ApplyStatusViewModel(
+            targets: [failed, skipped],
+            problems: [],
+            connected: true,
+            cursor: "network:5"
+        )
+        let text = ApplyRenderer.render(model, now: ApplyFixtures.now)
+        #expect(
+            text.hasSuffix(
+                """
+                resolved: cannot create a file in /etc/systemd: No space left on device
+                  trying again in 4 s (retry 3)
+                logind: reload skipped: systemctl reload x was not run
+                """
+            ),
+            "\(text)"
+        )
+        #expect(ApplyRenderer.failure(of: model) == "1 target failed (resolved: failed)")
+    }
+
     @Test("status says when the applier is not connected to the daemon, or has applied nothing yet")
     func disconnected() {
         let model = ApplyStatusViewModel(targets: [], problems: [], connected: false, cursor: nil)

@@ -82,12 +82,14 @@ struct FileApplierSafetyTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
-            for name in [".app.conf.Ab3xYz", ".app.conf.previous"] {
+            for name in [".app.conf.viper-apply.Ab3xYz", ".app.conf.viper-apply.previous"] {
                 try Files.write("x", to: directory + "/etc/" + name)
             }
-            try Files.write("keep", to: directory + "/etc/.app.conf.notours")
+            for name in [".app.conf.notours", ".app.conf.Ab3xYz", ".app.conf.viper-apply.backup2"] {
+                try Files.write("keep", to: directory + "/etc/" + name)
+            }
             #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
-            #expect(fixture.leftovers == [".app.conf.notours"])
+            #expect(fixture.leftovers == [".app.conf.Ab3xYz", ".app.conf.notours", ".app.conf.viper-apply.backup2"])
         }
     }
 
@@ -95,7 +97,7 @@ struct FileApplierSafetyTests {
     func interruptedReload() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
-            let previous = directory + "/etc/.app.conf.previous"
+            let previous = directory + "/etc/.app.conf.viper-apply.previous"
             // What a SIGKILL during the reload leaves: the new file in place, the one it replaced kept.
             #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
             try Files.write("old\n", to: previous)

@@ -45,6 +45,8 @@ public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
     public var diff: String?
     /// Seconds since the epoch.
     public var at: Double?
+    /// Why the reload command was not run after the file was written (`--root` without `--run-reloads`).
+    public var reloadSkipped: String?
 
     public init(
         target: String,
@@ -57,7 +59,8 @@ public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
         rollbackReload: CommandResultViewModel? = nil,
         error: String? = nil,
         diff: String? = nil,
-        at: Double? = nil
+        at: Double? = nil,
+        reloadSkipped: String? = nil
     ) {
         self.target = target
         self.destination = destination
@@ -70,6 +73,7 @@ public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
         self.error = error
         self.diff = diff
         self.at = at
+        self.reloadSkipped = reloadSkipped
     }
 }
 
@@ -80,19 +84,36 @@ public struct TargetStatusViewModel: Sendable, Hashable, Codable {
     public var reads: [String]
     public var destination: String
     public var last: TargetOutcomeViewModel?
+    /// When the last apply failed in a way that can heal by itself: the next attempt.
+    public var retry: TargetRetryViewModel?
 
     public init(
         target: String,
         description: String,
         reads: [String],
         destination: String,
-        last: TargetOutcomeViewModel?
+        last: TargetOutcomeViewModel?,
+        retry: TargetRetryViewModel? = nil
     ) {
         self.target = target
         self.description = description
         self.reads = reads
         self.destination = destination
         self.last = last
+        self.retry = retry
+    }
+}
+
+/// The next attempt at a target whose last apply failed in a way that can heal by itself (a write or a reload).
+public struct TargetRetryViewModel: Sendable, Hashable, Codable {
+    /// The number of the attempt to come: 1 for the first retry.
+    public var attempt: Int
+    /// When it is due, in seconds since the epoch.
+    public var at: Double
+
+    public init(attempt: Int, at: Double) {
+        self.attempt = attempt
+        self.at = at
     }
 }
 

@@ -55,11 +55,22 @@ package enum ApplyRenderer {
             )
         }
         for target in model.targets {
-            guard let last = target.last, Self.failed(last) || last.error != nil else { continue }
+            guard let last = target.last else { continue }
+            if let skipped = last.reloadSkipped, !Self.failed(last) {
+                lines.append(
+                    style.strong(Self.printable(target.target)) + ": "
+                        + style.faint("reload skipped: " + Self.printable(skipped))
+                )
+            }
+            guard Self.failed(last) || last.error != nil else { continue }
             lines.append(
                 style.strong(Self.printable(target.target)) + ": " + style.apply(.warning, to: Self.summary(of: last))
             )
             lines += Self.commands(of: last, indent: "  ", style: style)
+            if let retry = target.retry {
+                let wait = max(0, Int((retry.at - now).rounded(.up)))
+                lines.append("  trying again in \(wait) s (retry \(retry.attempt))")
+            }
         }
         lines += Self.targetFiles(model.problems, heading: style.apply(.warning, to: "refused target files:"))
         lines += Self.targetFiles(model.warnings, heading: Self.warningsHeading)

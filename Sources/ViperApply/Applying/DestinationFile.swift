@@ -11,11 +11,12 @@ struct DestinationFile {
         case symbolicLink
     }
 
-    /// The largest destination read to compare with: configuration files are small.
+    /// The largest destination read to compare with: configuration files are small. A larger one is not read: it
+    /// differs from what was rendered, and is replaced.
     static let sizeLimit = 16 << 20
 
     var kind: Kind
-    /// A regular file's bytes.
+    /// A regular file's bytes; nil for one over ``sizeLimit``, which is not read.
     var bytes: [UInt8]?
     /// A regular file's permission bits, owner and group.
     var mode: UInt32 = 0
@@ -56,9 +57,15 @@ struct DestinationFile {
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw .file(path: path, operation: "read", reason: "it changed while it was read")
         }
-        guard info.st_size <= Self.sizeLimit else {
-            throw .file(path: path, operation: "read", reason: "it is larger than \(Self.sizeLimit >> 20) MiB")
-        }
+        var file = DestinationFile(
+            kind: .regular,
+            bytes: nil,
+            mode: UInt32(info.st_mode & 0o7777),
+            owner: info.st_uid,
+            group: info.st_gid
+        )
+        // Too large to be what a template renders: it differs, whatever it holds.
+        guard info.st_size <= Self.sizeLimit else { return file }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while bytes.count <= Self.sizeLimit {
@@ -68,16 +75,11 @@ struct DestinationFile {
                 throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
             }
             if count == 0 {
-                return DestinationFile(
-                    kind: .regular,
-                    bytes: bytes,
-                    mode: UInt32(info.st_mode & 0o7777),
-                    owner: info.st_uid,
-                    group: info.st_gid
-                )
+                file.bytes = bytes
+                return file
             }
             bytes.append(contentsOf: chunk[0..<count])
         }
-        throw .file(path: path, operation: "read", reason: "it is larger than \(Self.sizeLimit >> 20) MiB")
+        return file  // it grew past the limit while it was read
     }
 }

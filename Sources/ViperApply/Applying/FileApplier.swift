@@ -2,23 +2,50 @@ import Glibc
 import ViperPOSIX
 
 /// Puts rendered bytes in place the safe way: a file that already holds them, with the target's mode and owner, is
-/// left alone; otherwise a temporary file beside the destination, fsync, the check, rename over the destination,
-/// fsync of the directory, the reload; a failed reload puts the previous entry back as it was (or removes the new
-/// file when there was none) and reloads again. A symbolic link at the destination is replaced, never followed; a
-/// FIFO, device or directory there is refused.
+/// left alone; otherwise a temporary file beside the destination (`.NAME.viper-apply.XXXXXX`), fsync, the check
+/// (after which the file's owner and mode are set again and its bytes compared with the rendered ones: a check that
+/// changed them fails), rename over the destination, fsync of the directory, the reload; a failed reload puts the
+/// previous entry back as it was (or removes the new file when there was none) and reloads again. A symbolic link at
+/// the destination is replaced, never followed; a FIFO, device or directory there is refused; a regular file over
+/// 16 MiB is not read, but replaced.
 public struct FileApplier: Sendable {
     public var commands: any CommandRunning
     /// Where a dry run writes the file its check reads (never beside the destination).
     public var scratchDirectory: String
+    /// Whether a target under a root (`--root`) is reloaded: its reload command acts on the running system, not on
+    /// the root, so by default it is not run (`--run-reloads` runs it, for a root that is the running system, or a
+    /// test).
+    public var reloadsUnderRoot: Bool
 
-    public init(commands: any CommandRunning, scratchDirectory: String) {
+    public init(commands: any CommandRunning, scratchDirectory: String, reloadsUnderRoot: Bool = false) {
         self.commands = commands
         self.scratchDirectory = scratchDirectory
+        self.reloadsUnderRoot = reloadsUnderRoot
     }
 
     /// Applies `rendered` to `target`'s destination; with `dryRun`, writes nothing outside the scratch directory and
-    /// reloads nothing, but runs the check, also when the file would not change.
+    /// reloads nothing, but runs the check, also when the file would not change. A failure that can heal by itself
+    /// (a write that failed, a reload that failed, a check that could not be started) is ``ApplyOutcome/retryable``.
     public func apply(_ target: ApplyTarget, rendered: String, dryRun: Bool = false) async -> ApplyOutcome {
+        var target = target
+        var skippedReload: String?
+        if !target.root.isEmpty, !self.reloadsUnderRoot, let reload = target.reload {
+            target.reload = nil
+            skippedReload =
+                "\(reload.joined(separator: " ")) was not run: with --root \(target.root) the files are an image's,"
+                + " and a reload command acts on the running system (--run-reloads runs it)"
+        }
+        var outcome = await self.applyOnce(target, rendered: rendered, dryRun: dryRun)
+        if outcome.result == .written { outcome.reloadSkipped = skippedReload }
+        if !dryRun {
+            outcome.retryable =
+                outcome.result == .failed || outcome.result == .reloadFailed
+                || (outcome.result == .checkFailed && outcome.check == nil)
+        }
+        return outcome
+    }
+
+    private func applyOnce(_ target: ApplyTarget, rendered: String, dryRun: Bool) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
         let existing: DestinationFile
         do throws(ApplyError) {
@@ -35,6 +62,7 @@ public struct FileApplier: Sendable {
             // A dry run checks an unchanged file too: whether what is in place passes its check.
             return await self.dryRun(target, bytes: bytes, diff: "", result: .unchanged)
         }
+        // A file over the size limit was not read: all of it is replaced.
         let diff = LineDiff.unified(
             old: existing.bytes.map { String(decoding: $0, as: UTF8.self) } ?? "",
             new: rendered,
@@ -43,11 +71,11 @@ public struct FileApplier: Sendable {
         if dryRun { return await self.dryRun(target, bytes: bytes, diff: diff) }
 
         let directory = FileIO.directory(of: target.destination)
-        let temporary: String
+        let temporary: TemporaryFile
         do throws(ApplyError) {
             try FileIO.makeDirectories(directory)
             FileIO.removeLeftovers(beside: target.destination, keepingPrevious: interrupted)
-            temporary = try FileIO.writeTemporary(
+            temporary = try TemporaryFile.create(
                 bytes,
                 beside: target.destination,
                 owner: target.owner,
@@ -58,20 +86,33 @@ public struct FileApplier: Sendable {
             return ApplyOutcome(result: .failed, error: error.description, diff: diff)
         }
         var outcome = ApplyOutcome(result: .written, diff: diff)
-        if let check = target.checkCommand(for: temporary) {
+        if let check = target.checkCommand(for: temporary.path) {
             do throws(ApplyError) {
                 let result = try await self.commands.run(check)
                 outcome.check = result
                 guard result.succeeded else {
-                    unlink(temporary)
+                    temporary.discard()
                     outcome.result = .checkFailed
                     outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
                     return outcome
                 }
+                // The check had the file's path: what is renamed into place must still be what was rendered,
+                // with the target's owner and mode.
+                try temporary.seal(bytes, owner: target.owner, group: target.group, mode: target.mode, check: check)
             } catch {
-                unlink(temporary)
-                return ApplyOutcome(result: .checkFailed, error: error.description, diff: diff)
+                temporary.discard()
+                switch error {
+                case .checkChangedFile, .command: outcome.result = .checkFailed
+                default: outcome.result = .failed
+                }
+                outcome.error = error.description
+                return outcome
             }
+        }
+        do throws(ApplyError) {
+            try temporary.close()
+        } catch {
+            return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
         // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
         var previous: String?
@@ -81,9 +122,9 @@ public struct FileApplier: Sendable {
             } else if target.reload != nil, existing.kind != .missing {
                 previous = try FileIO.keepPrevious(target.destination)
             }
-            try FileIO.replace(target.destination, with: temporary)
+            try FileIO.replace(target.destination, with: temporary.path)
         } catch {
-            unlink(temporary)
+            unlink(temporary.path)
             if let previous { unlink(previous) }
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }

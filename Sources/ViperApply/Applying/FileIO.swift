@@ -40,8 +40,19 @@ enum FileIO {
         }
     }
 
-    /// Writes `bytes` to a new temporary file in the directory of `path` (`.NAME.XXXXXX`), with the owner (when
-    /// given and running as root) and mode, fsynced; returns its path. On failure, nothing is left behind.
+    /// The word in the names of the applier's own files beside a destination (`.NAME.viper-apply.XXXXXX`,
+    /// `.NAME.viper-apply.previous`): only names with it are ever removed as leftovers, never an administrator's
+    /// `.NAME.backup` or `.NAME.orig`.
+    static let marker = "viper-apply"
+
+    /// The beginning of the names of the applier's own files beside `path`: `.NAME.viper-apply.`.
+    static func ownPrefix(of path: String) -> String {
+        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
+        return "\(Self.directory(of: path))/.\(name).\(Self.marker)."
+    }
+
+    /// Writes `bytes` to a new temporary file in the directory of `path` (`.NAME.viper-apply.XXXXXX`), with the
+    /// owner (when given and running as root) and mode, fsynced; returns its path. On failure, nothing is left behind.
     static func writeTemporary(
         _ bytes: [UInt8],
         beside path: String,
@@ -49,39 +60,9 @@ enum FileIO {
         group: UInt32?,
         mode: UInt32
     ) throws(ApplyError) -> String {
-        let directory = Self.directory(of: path)
-        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
-        var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard descriptor >= 0 else {
-            throw .file(path: directory, operation: "create a file in", reason: SystemErrorText.describe(errno))
-        }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        func fail(_ operation: String) -> ApplyError {
-            let error = ApplyError.file(path: temporary, operation: operation, reason: SystemErrorText.describe(errno))
-            close(descriptor)
-            unlink(temporary)
-            return error
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw fail("write")
-            }
-            offset += written
-        }
-        if geteuid() == 0, let owner, let group, fchown(descriptor, owner, group) != 0 { throw fail("chown") }
-        if fchmod(descriptor, mode_t(mode)) != 0 { throw fail("chmod") }
-        if fsync(descriptor) != 0 { throw fail("fsync") }
-        if close(descriptor) != 0 {
-            let error = ApplyError.file(path: temporary, operation: "close", reason: SystemErrorText.describe(errno))
-            unlink(temporary)
-            throw error
-        }
-        return temporary
+        let file = try TemporaryFile.create(bytes, beside: path, owner: owner, group: group, mode: mode)
+        try file.close()
+        return file.path
     }
 
     /// Renames `temporary` over `path` and fsyncs the directory, so that the new file survives a crash.
@@ -112,10 +93,10 @@ enum FileIO {
         }
     }
 
-    /// The name the entry at `path` is kept under while its replacement is reloaded: `.NAME.previous` beside it.
+    /// The name the entry at `path` is kept under while its replacement is reloaded: `.NAME.viper-apply.previous`
+    /// beside it.
     static func previousName(of path: String) -> String {
-        let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
-        return "\(Self.directory(of: path))/.\(name).previous"
+        Self.ownPrefix(of: path) + "previous"
     }
 
     /// Keeps the entry at `path` (a regular file or a symbolic link, not what it points to) under a second name, a
@@ -140,11 +121,12 @@ enum FileIO {
         return lstat(path, &info) == 0
     }
 
-    /// Removes what a crash can leave beside `path`: temporary files (`.NAME.XXXXXX`) and, unless it is kept for a
-    /// reload to finish, a kept previous entry.
+    /// Removes what a crash can leave beside `path`: temporary files (`.NAME.viper-apply.XXXXXX`) and, unless it is
+    /// kept for a reload to finish, a kept previous entry (`.NAME.viper-apply.previous`). Nothing without the marker
+    /// is touched: `.NAME.backup` is an administrator's file.
     static func removeLeftovers(beside path: String, keepingPrevious: Bool = false) {
         let directory = Self.directory(of: path)
-        let prefix = "." + path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...] + "."
+        let prefix = String(Self.ownPrefix(of: path).dropFirst(directory.count + 1))
         guard let stream = opendir(directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {

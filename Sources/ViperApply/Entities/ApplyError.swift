@@ -4,6 +4,8 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     case badTarget(file: String, reason: String)
     /// A file operation on the destination (or its temporary file) failed.
     case file(path: String, operation: String, reason: String)
+    /// The check command changed the temporary file it was given: `change` says how.
+    case checkChangedFile(command: String, change: String)
     /// A command could not be started.
     case command(command: String, reason: String)
     /// The settings daemon refused or broke the Watch stream.
@@ -17,6 +19,9 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .badTarget(let file, let reason): "\(file): \(reason)"
         case .file(let path, let operation, let reason): "cannot \(operation) \(path): \(reason)"
+        case .checkChangedFile(let command, let change):
+            "the check command changed the file it checks (\(change)): the destination is untouched; a check must only"
+                + " read {file} (check: \(command))"
         case .command(let command, let reason): "cannot run \(command): \(reason)"
         case .daemon(let message): "settings daemon: \(message)"
         case .state(let path, let reason): "state file \(path): \(reason)"

@@ -27,6 +27,12 @@ public struct ApplyOutcome: Sendable, Equatable {
     public var error: String?
     /// A unified diff of the destination against what was rendered (empty when unchanged).
     public var diff: String
+    /// Why the reload command was not run after the file was written (`--root` without `--run-reloads`).
+    public var reloadSkipped: String?
+    /// Whether the failure can heal by itself, so that applying again later may succeed: a write that failed (a
+    /// full disk, a read-only file system), a reload that failed, a check that could not be started. Not a check
+    /// that refused the rendered bytes: the same bytes are refused again.
+    public var retryable = false
 
     public init(
         result: Result,

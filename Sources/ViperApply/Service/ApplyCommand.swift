@@ -22,6 +22,11 @@ public struct ApplyCommand: AsyncParsableCommand {
             STATE_DIR/state.json, so a restart misses nothing. `settingsctl apply status` and \
             `settingsctl apply --dry-run` ask it over its control socket (io.viper.settings.Apply).
 
+            A failed write or reload is tried again after 1 s, doubling to 5 min, until it succeeds; a check that \
+            refuses the rendered file is not (the same bytes would be refused again). With --root, reload commands \
+            are not run (the outcome says so), as systemctl --root does not start services; --run-reloads runs \
+            them.
+
             SIGHUP re-reads the targets; SIGTERM and SIGINT stop it.
 
             Examples:
@@ -46,8 +51,21 @@ public struct ApplyCommand: AsyncParsableCommand {
     )
     var controlSocket: String?
 
-    @Option(name: .long, help: ArgumentHelp("A directory prefixed to every destination.", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A directory prefixed to every destination (an image). Reload commands are not run: they would act on the"
+                + " running system.",
+            valueName: "dir"
+        )
+    )
     var root = ""
+
+    @Flag(
+        name: .customLong("run-reloads"),
+        help: "With --root, run the targets' reload commands all the same (a root that is the running system, a test)."
+    )
+    var runReloads = false
 
     @Option(
         name: .customLong("log-level"),
@@ -96,7 +114,11 @@ public struct ApplyCommand: AsyncParsableCommand {
         try FileIO.makeDirectories(scratch)
         let loader = ApplyTargetLoader(directory: self.targetsDirectory, root: self.root)
         let interactor = ApplyInteractor(
-            applier: FileApplier(commands: CommandRunner(), scratchDirectory: scratch),
+            applier: FileApplier(
+                commands: CommandRunner(),
+                scratchDirectory: scratch,
+                reloadsUnderRoot: self.runReloads
+            ),
             store: ApplyStateStore(path: stateDirectory + "/state.json"),
             logger: logger
         )
@@ -130,6 +152,7 @@ public struct ApplyCommand: AsyncParsableCommand {
                         )
                     ),
                     .init(service: TargetReloadService(loader: loader, interactor: interactor, notifier: notifier)),
+                    .init(service: TargetRetryService(interactor: interactor)),
                     .init(
                         service: ApplyReadinessService(
                             server: server,

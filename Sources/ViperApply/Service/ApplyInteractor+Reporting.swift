@@ -24,7 +24,8 @@ extension ApplyInteractor {
             rollbackReload: command(outcome.rollbackReload),
             error: outcome.error,
             diff: diff ? outcome.diff : nil,
-            at: at
+            at: at,
+            reloadSkipped: outcome.reloadSkipped
         )
     }
 
@@ -46,11 +47,13 @@ extension ApplyInteractor {
             if !reload.stderr.isEmpty { metadata["reload_stderr"] = "\(reload.stderr)" }
         }
         if let again = outcome.rollbackReload { metadata["rollback_reload_status"] = "\(again.status)" }
+        if let skipped = outcome.reloadSkipped { metadata["reload_skipped"] = "\(skipped)" }
         switch outcome.result {
         case .unchanged:
             self.logger.info("\(target.destination) is up to date (target \(target.name))", metadata: metadata)
         case .written, .wouldWrite:
-            self.logger.notice("wrote \(target.destination) (target \(target.name))", metadata: metadata)
+            let skipped = outcome.reloadSkipped == nil ? "" : "; its reload was not run (--root)"
+            self.logger.notice("wrote \(target.destination) (target \(target.name))\(skipped)", metadata: metadata)
         case .checkFailed, .reloadFailed, .failed:
             self.logger.error(
                 "\(target.destination) (target \(target.name)): \(outcome.error ?? outcome.result.rawValue)",

@@ -19,10 +19,15 @@ public actor ApplyInteractor {
     /// True while ``applyDirty()`` runs: a call that arrives meanwhile (a SIGHUP, reentering at an `await`) leaves
     /// its targets in `dirty` for the running one, so that no two applies of one file overlap.
     private var applying = false
+    /// The targets whose last apply failed in a way that can heal by itself, and their next attempt.
+    var retries: [String: PendingRetry] = [:]
+    /// Each retry scheduled, for ``TargetRetryService`` to wait out and hand back to ``retry(target:attempt:)``.
+    public nonisolated let retryRequests: AsyncStream<RetryRequest>
+    let retryContinuation: AsyncStream<RetryRequest>.Continuation
     private let applier: FileApplier
     let renderer = TargetRenderer()
     private let store: ApplyStateStore
-    private let clock: WallClock
+    let clock: WallClock
     let logger: Logger
 
     public init(applier: FileApplier, store: ApplyStateStore, clock: WallClock = .system, logger: Logger) {
@@ -30,6 +35,7 @@ public actor ApplyInteractor {
         self.store = store
         self.clock = clock
         self.logger = logger
+        (self.retryRequests, self.retryContinuation) = AsyncStream.makeStream()
         do {
             self.state = try store.load()
         } catch {
@@ -54,6 +60,8 @@ public actor ApplyInteractor {
             metadata: ["targets": "\(loaded.targets.map(\.name).joined(separator: ","))"]
         )
         self.dirty = Set(self.targets.map(\.name))
+        let names = Set(self.targets.map(\.name))
+        self.retries = self.retries.filter { names.contains($0.key) }
         if self.ready { await self.applyDirty() }
     }
 
@@ -111,7 +119,7 @@ public actor ApplyInteractor {
         }
         // A record's changes (a load, a reset, a schema change) are one change: while the cursor is inside one
         // (`module:N.i`, more of revision N to come), its first keys are not applied without the others.
-        if self.ready, !Self.insideRecord(self.state.cursor) { await self.applyDirty() }
+        await self.applyDirtyWhenSettled()
     }
 
     /// Whether `cursor` stops inside a record: a position with a sub-position (`network:5.0`).
@@ -131,7 +139,8 @@ public actor ApplyInteractor {
                     description: target.description,
                     reads: target.reads,
                     destination: target.destination,
-                    last: self.state.outcomes[target.name]
+                    last: self.state.outcomes[target.name],
+                    retry: self.retries[target.name].map { TargetRetryViewModel(attempt: $0.attempt, at: $0.at) }
                 )
             },
             problems: self.problemViewModels,
@@ -170,6 +179,7 @@ public actor ApplyInteractor {
             ? "\(self.targets.count) targets applied"
             : "\(self.targets.count) targets; still applying (a check or reload runs)"
         if !failing.isEmpty { text += ", \(failing.count) failing (\(failing.map(\.name).joined(separator: ", ")))" }
+        if !self.retries.isEmpty { text += ", \(self.retries.count) to retry" }
         if !self.problems.isEmpty { text += ", \(self.problems.count) target files refused" }
         return text + (self.connected ? "; following the settings daemon" : "; reconnecting to the settings daemon")
     }
@@ -246,6 +256,21 @@ public actor ApplyInteractor {
         }
     }
 
+    /// Applies the targets marked dirty, unless a record is half received or the values are not known yet.
+    func applyDirtyWhenSettled() async {
+        if self.ready, !Self.insideRecord(self.state.cursor) { await self.applyDirty() }
+    }
+
+    /// Marks the target named `name` to be applied again.
+    func markDirty(target name: String) {
+        self.dirty.insert(name)
+    }
+
+    /// Whether a target named `name` is loaded.
+    func hasTarget(_ name: String) -> Bool {
+        self.targets.contains { $0.name == name }
+    }
+
     private func applyDirty() async {
         guard !self.applying else { return }
         self.applying = true
@@ -272,6 +297,7 @@ public actor ApplyInteractor {
                 }
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)
+                self.scheduleRetry(of: target, after: outcome)
                 // An unchanged file keeps the record of when it was written, unless that record is a failure: the
                 // file holds what the values render now, so the failure is over.
                 if outcome.result != .unchanged || self.state.outcomes[target.name] == nil

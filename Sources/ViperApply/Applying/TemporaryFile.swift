@@ -1,0 +1,126 @@
+import Glibc
+import ViperPOSIX
+
+/// A new file beside a destination (`.NAME.viper-apply.XXXXXX`), written, fsynced and kept open until it is
+/// renamed into place, so that what a check command did to it can be undone or told: ``seal(_:owner:group:mode:)``
+/// sets its owner and mode again on the descriptor and compares its bytes with the rendered ones.
+struct TemporaryFile {
+    /// Its path.
+    let path: String
+    /// Its descriptor, open for reading and writing until ``close()`` or ``discard()``.
+    let descriptor: Int32
+
+    /// Creates a file beside `path` holding `bytes`, with the owner (when given and running as root) and mode,
+    /// fsynced. On failure, nothing is left behind.
+    static func create(
+        _ bytes: [UInt8],
+        beside path: String,
+        owner: UInt32?,
+        group: UInt32?,
+        mode: UInt32
+    ) throws(ApplyError) -> TemporaryFile {
+        var template = Array((FileIO.ownPrefix(of: path) + "XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard descriptor >= 0 else {
+            throw .file(
+                path: FileIO.directory(of: path),
+                operation: "create a file in",
+                reason: SystemErrorText.describe(errno)
+            )
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        let file = TemporaryFile(path: temporary, descriptor: descriptor)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw file.fail("write")
+            }
+            offset += written
+        }
+        do throws(ApplyError) {
+            try file.setAttributes(owner: owner, group: group, mode: mode)
+        } catch {
+            file.discard()
+            throw error
+        }
+        if fsync(descriptor) != 0 { throw file.fail("fsync") }
+        return file
+    }
+
+    /// After the check: makes sure that what is renamed into place is what was rendered. The path must still name
+    /// this file, with no other link to it; the owner and mode are set again (a check may have changed them) and
+    /// the bytes compared with `bytes`. On any error (a check that replaced, linked or changed the file names
+    /// `check`) the file is left for the caller to ``discard()``.
+    func seal(
+        _ bytes: [UInt8],
+        owner: UInt32?,
+        group: UInt32?,
+        mode: UInt32,
+        check: [String]
+    ) throws(ApplyError) {
+        let command = check.joined(separator: " ")
+        var opened = stat()
+        var named = stat()
+        guard fstat(self.descriptor, &opened) == 0 else {
+            throw .file(path: self.path, operation: "stat", reason: SystemErrorText.describe(errno))
+        }
+        guard lstat(self.path, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
+            throw .checkChangedFile(command: command, change: "it removed or replaced the file it was given")
+        }
+        guard opened.st_nlink == 1 else {
+            throw .checkChangedFile(command: command, change: "it made another link to the file it was given")
+        }
+        try self.setAttributes(owner: owner, group: group, mode: mode)
+        var content: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while content.count <= bytes.count {
+            let count = pread(self.descriptor, &chunk, chunk.count, off_t(content.count))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .file(path: self.path, operation: "read", reason: SystemErrorText.describe(errno))
+            }
+            if count == 0 { break }
+            content.append(contentsOf: chunk[0..<count])
+        }
+        guard content == bytes else {
+            throw .checkChangedFile(command: command, change: "the file's bytes are not the rendered ones any more")
+        }
+        if fsync(self.descriptor) != 0 {
+            throw .file(path: self.path, operation: "fsync", reason: SystemErrorText.describe(errno))
+        }
+    }
+
+    /// Closes the descriptor; the file stays.
+    func close() throws(ApplyError) {
+        guard Glibc.close(self.descriptor) == 0 else {
+            let error = ApplyError.file(path: self.path, operation: "close", reason: SystemErrorText.describe(errno))
+            unlink(self.path)
+            throw error
+        }
+    }
+
+    /// Closes the descriptor and removes the file.
+    func discard() {
+        Glibc.close(self.descriptor)
+        unlink(self.path)
+    }
+
+    /// Sets the owner (when given and running as root) and the permission bits, on the descriptor.
+    private func setAttributes(owner: UInt32?, group: UInt32?, mode: UInt32) throws(ApplyError) {
+        func failure(_ operation: String) -> ApplyError {
+            .file(path: self.path, operation: operation, reason: SystemErrorText.describe(errno))
+        }
+        if geteuid() == 0, let owner, let group, fchown(self.descriptor, owner, group) != 0 { throw failure("chown") }
+        if fchmod(self.descriptor, mode_t(mode)) != 0 { throw failure("chmod") }
+    }
+
+    /// The error of `operation` (from `errno`), once the file is discarded.
+    private func fail(_ operation: String) -> ApplyError {
+        let error = ApplyError.file(path: self.path, operation: operation, reason: SystemErrorText.describe(errno))
+        self.discard()
+        return error
+    }
+}
