@@ -133,6 +133,9 @@ struct ApplyInteractorTests {
             #expect(power?.result == "failed")
             #expect(power?.error?.contains("does not serve module power") == true)
             #expect(await interactor.isSettled, "held, not pending: readiness does not wait for it")
+            // Failing, not rendered: no warning says that it renders as empty.
+            let warnings = await interactor.status().warnings.filter { $0.file.hasSuffix("power.json") }
+            #expect(warnings.isEmpty, "\(warnings)")
             await interactor.received([Self.change("power.sleep.idle", 30, cursor: "power:2")])
             #expect(try Files.read(file) == "idle=30\n")
         }
