@@ -227,6 +227,22 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("status keeps the record of the last write while later applies find the file unchanged (as README says)")
+    func unchangedKeepsTheWrite() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "a.example", cursor: "network:1"), Self.ready("network:1"),
+            ])
+            // The same value set again: rendered from revision 2, the same bytes, nothing written.
+            await interactor.received([Self.change("network.proxy.host", "a.example", cursor: "network:2")])
+            let proxy = await interactor.status().targets.first { $0.target == "proxy" }?.last
+            #expect(proxy?.result == "written" && proxy?.revisions == ["network": 1], "\(String(describing: proxy))")
+        }
+    }
+
     @Test("a restart resumes from the saved cursor and values, and renders every target once")
     func resumesFromState() async throws {
         try await TemporaryDirectory.with { directory in
