@@ -49,15 +49,16 @@ struct ApplierEndToEndTests {
         }
 
         /// Starts the applier on the fixture's root; with `runReloads`, the targets' reload commands run too
-        /// (`--run-reloads`: here they only append to a log).
-        func start(control: String? = nil, runReloads: Bool = true) throws -> BackgroundCommand {
-            try BackgroundCommand(
+        /// (`--run-reloads`: here they only append to a log); with `umask`, under that umask, as from a shell.
+        func start(control: String? = nil, runReloads: Bool = true, umask: String? = nil) throws -> BackgroundCommand {
+            let command =
                 [
                     self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
                     "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
                     "--control-socket", control ?? self.control, "--root", self.root,
                 ] + (runReloads ? ["--run-reloads"] : [])
-            )
+            guard let umask else { return try BackgroundCommand(command) }
+            return try BackgroundCommand(["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\""] + command)
         }
 
         /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
@@ -125,6 +126,26 @@ struct ApplierEndToEndTests {
         #expect(proxy?["result"] as? String == "written", "\(String(describing: status))")
         #expect((proxy?["reloadSkipped"] as? String)?.contains("--run-reloads") == true, "\(String(describing: proxy))")
         #expect(proxy?["reload"] == nil)
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("started by hand under umask 077, the directories it creates for a destination are 0755 all the same")
+    func umaskIgnoredForDirectories() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start(umask: "077")
+        #expect(fixture.wait(applier, until: fixture.dns, contains: "DNS="), "\(applier.stderr)")
+        var directory = fixture.root
+        for part in ["", "/etc", "/systemd", "/resolved.conf.d"] {
+            directory += part
+            var info = stat()
+            #expect(stat(directory, &info) == 0)
+            #expect(info.st_mode & 0o7777 == 0o755, "\(directory): \(String(info.st_mode & 0o7777, radix: 8))")
+        }
+        var file = stat()
+        #expect(stat(fixture.dns, &file) == 0 && file.st_mode & 0o7777 == 0o644)
         #expect(applier.stop() == 0, "\(applier.stderr)")
         #expect(daemon.stop() == 0)
     }

@@ -153,6 +153,34 @@ struct TerminalEscapeTests {
         }
     }
 
+    @Test("set: bidirectional controls and a byte order mark are shown escaped; get through a pipe keeps them")
+    func bidirectionalControls() {
+        let invisible: [Unicode.Scalar] = [
+            "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}",
+            "\u{2067}", "\u{2068}", "\u{2069}", "\u{FEFF}",
+        ]
+        for scalar in invisible {
+            let value = "a\(scalar)b"
+            let escaped = "a\\u{\(String(scalar.value, radix: 16))}b"
+            let set = SetResultViewModel(
+                item: Self.item(display: value),
+                previous: Self.item(display: "old\u{202E}"),
+                changed: true,
+                revision: 2
+            )
+            for style in [Self.terminal, .plain] {
+                let line = SetResultRenderer.render(set, style: style)
+                #expect(!line.unicodeScalars.contains(scalar), "\(line.debugDescription)")
+                #expect(line.contains(escaped) && line.contains("old\\u{202e} -> "), "\(line.debugDescription)")
+            }
+            let get = ValueViewModel(item: Self.item(display: value), revision: 1)
+            #expect(ValueRenderer.render(get, style: Self.terminal) == escaped)
+            #expect(ValueRenderer.render(get) == value)
+        }
+        // Other text beyond ASCII is shown as it is.
+        #expect(TableFormatter.printable("Zürich → 東京 \u{200B}") == "Zürich → 東京 \u{200B}")
+    }
+
     @Test("status and sync: the version, the source, its state and revision, changed keys and rejected values")
     func status() {
         let sync = SyncStatusViewModel(

@@ -133,6 +133,9 @@ struct ApplyInteractorTests {
             #expect(power?.result == "failed")
             #expect(power?.error?.contains("does not serve module power") == true)
             #expect(await interactor.isSettled, "held, not pending: readiness does not wait for it")
+            // Failing, not rendered: no warning says that it renders as empty.
+            let warnings = await interactor.status().warnings.filter { $0.file.hasSuffix("power.json") }
+            #expect(warnings.isEmpty, "\(warnings)")
             await interactor.received([Self.change("power.sleep.idle", 30, cursor: "power:2")])
             #expect(try Files.read(file) == "idle=30\n")
         }
@@ -221,6 +224,22 @@ struct ApplyInteractorTests {
             await interactor.received([Self.change("network.proxy.host", "good", cursor: "network:3")])
             #expect(await result() == "unchanged")
             #expect(!(await interactor.summary().contains("failing")))
+        }
+    }
+
+    @Test("status keeps the record of the last write while later applies find the file unchanged (as README says)")
+    func unchangedKeepsTheWrite() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "a.example", cursor: "network:1"), Self.ready("network:1"),
+            ])
+            // The same value set again: rendered from revision 2, the same bytes, nothing written.
+            await interactor.received([Self.change("network.proxy.host", "a.example", cursor: "network:2")])
+            let proxy = await interactor.status().targets.first { $0.target == "proxy" }?.last
+            #expect(proxy?.result == "written" && proxy?.revisions == ["network": 1], "\(String(describing: proxy))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SettingsAPI
 import Testing
 import ViperTestSupport
@@ -35,6 +36,29 @@ struct ApplyTargetLoaderTests {
             "'group' must be a name or a number"
         ),
         (["reads": ["network"], "destination": "/etc/x\nDNS=6.6.6.6"], "must not contain control characters"),
+        (["reads": ["network"], "destination": "/etc/x", "mode": "+644"], "'mode' must be octal"),
+        (["reads": ["network"], "destination": "/etc/x", "mode": "00644"], "'mode' must be octal"),
+        (["reads": ["network"], "destination": "/etc/x", "mode": "64"], "'mode' must be octal"),
+        (["reads": ["network"], "destination": "/etc/x", "mode": " 644"], "'mode' must be octal"),
+        // A NUL would cut the string short where it reaches the system: `root\0x` would be root.
+        (["reads": ["network"], "destination": "/etc/x", "owner": "root\u{0}x"], "'owner' contains a NUL character"),
+        (["reads": ["network"], "destination": "/etc/x", "group": "root\u{0}x"], "'group' contains a NUL character"),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "template": "bad.mustache\u{0}x"],
+            "'template' contains a NUL character"
+        ),
+        (["reads": ["network"], "destination": "/etc/x", "check": ["true\u{0}x"]], "'check' contains a NUL character"),
+        (["reads": ["network\u{0}"], "destination": "/etc/x"], "'reads' contains a NUL character"),
+        (["reads": ["network"], "destination": "/etc/x\u{0}y"], "'destination' contains a NUL character"),
+    ]
+
+    static let badTemplates: [(String, String)] = [
+        ("{{> name}}", "line 1, column 1: partial 'name': partials are not supported"),
+        ("text\n  {{> /etc/hostname}}", "line 2, column 3: partial '/etc/hostname': partials are not supported"),
+        ("{{<parent}}{{/parent}}", "line 1, column 1: partial 'parent': partials are not supported"),
+        ("{{=<% %>=}}<%>name%>", "line 1, column 12: partial 'name': partials are not supported"),
+        ("{{probe.s.v", "unclosed tag '{{' opened at line 1, column 1: its '}}' is missing"),
+        ("ok {{x}}\n\n  {{#probe.s", "unclosed tag '{{' opened at line 3, column 3: its '}}' is missing"),
     ]
 
     @Test("a good target loads with its defaults: root:root, 0644, no check, no reload")
@@ -65,6 +89,65 @@ struct ApplyTargetLoaderTests {
             let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
             #expect(problem.hasPrefix("\(folder.path)/bad.json: "), "\(problem)")
             #expect(problem.contains(reason), "\(problem)")
+        }
+    }
+
+    @Test(
+        "a template with a partial or an unclosed tag is refused, naming the template, where and why",
+        arguments: Self.badTemplates
+    )
+    func badTemplate(template: String, reason: String) async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("bad", ["reads": ["network"], "destination": "/etc/x"], template: template)
+            let loaded = folder.load()
+            #expect(loaded.targets.isEmpty)
+            let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
+            #expect(problem.hasPrefix("\(folder.path)/bad.json: template \(folder.path)/bad.mustache: "), "\(problem)")
+            #expect(problem.contains(reason), "\(problem)")
+        }
+    }
+
+    @Test("a template that is a symbolic link (to /etc/passwd, or beside it) or not a regular file is refused")
+    func templateNotARegularFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            let fields: JSONValue = ["reads": ["network"], "destination": "/etc/x"]
+            try folder.write("outside", fields, template: "")
+            try folder.write("beside", fields, template: "")
+            try folder.write("fifo", fields, template: "")
+            for name in ["outside", "beside", "fifo"] {
+                try FileManager.default.removeItem(atPath: "\(folder.path)/\(name).mustache")
+            }
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.path + "/outside.mustache",
+                withDestinationPath: "/etc/passwd"
+            )
+            try Files.write("x", to: folder.path + "/real.template")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.path + "/beside.mustache",
+                withDestinationPath: "real.template"
+            )
+            #expect(mkfifo(folder.path + "/fifo.mustache", 0o600) == 0)
+            let loaded = folder.load()
+            #expect(loaded.targets.isEmpty)
+            let problems = loaded.problems.map { "\($0)" }
+            for name in ["outside", "beside"] {
+                #expect(
+                    problems.contains {
+                        $0.hasPrefix(
+                            "\(folder.path)/\(name).json: the template \(folder.path)/\(name).mustache is a symbolic link"
+                        )
+                    },
+                    "\(problems)"
+                )
+            }
+            #expect(
+                problems.contains {
+                    $0.hasPrefix("\(folder.path)/fifo.json:") && $0.contains("it is a FIFO, not a regular file")
+                },
+                "\(problems)"
+            )
         }
     }
 

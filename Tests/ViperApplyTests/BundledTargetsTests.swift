@@ -372,6 +372,43 @@ struct BundledTargetsTests {
         }
     }
 
+    @Test("README's example target loads beside the bundled template, renders and passes its check")
+    func readmeExample() async throws {
+        let readme = try Files.read(Self.packageRoot + "/README.md")
+        let section = try #require(
+            readme.components(separatedBy: "## Applying settings to the system").dropFirst().first
+        )
+        let blocks = section.components(separatedBy: "```json\n").dropFirst().map {
+            $0.components(separatedBy: "```")[0]
+        }
+        let examples = blocks.filter { $0.contains("\"destination\"") }
+        #expect(examples.count == 1, "\(blocks)")
+        for example in examples {
+            try await TemporaryDirectory.with { directory in
+                let targets = directory + "/apply.d"
+                try Files.write(example, to: targets + "/example.json")
+                let fields = try JSONValue(parsing: Array(example.utf8))
+                let template = try #require(fields["template"]?.stringValue)
+                try Files.write(try Files.read(Self.targetsDirectory + "/" + template), to: targets + "/" + template)
+                let loaded = ApplyTargetLoader(directory: targets, root: directory + "/root").load()
+                #expect(loaded.problems.isEmpty, "\(loaded.problems)")
+                let target = try #require(loaded.targets.first)
+                #expect(target.check != nil && target.reload != nil, "the example shows every field")
+                for changes: [String: JSONValue] in [[:], ["network.dns.servers": ["9.9.9.9", "1.1.1.1"]]] {
+                    let rendered = TargetRenderer().render(
+                        target,
+                        values: try Self.values(changes),
+                        revisions: Self.revisions
+                    )
+                    let outcome = await FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+                        .apply(target, rendered: rendered, dryRun: true)
+                    #expect(outcome.result == .wouldWrite, "\(outcome.error ?? "") \(outcome.check?.stderr ?? "")")
+                    #expect(outcome.check?.status == 0)
+                }
+            }
+        }
+    }
+
     @Test("the apt check refuses a file apt cannot parse, in a dry run")
     func aptCheckRefuses() async throws {
         try await TemporaryDirectory.with { directory in

@@ -62,4 +62,65 @@ struct TargetRendererTests {
         let text = try await self.render("[{{display.output.scale}}][{{network.proxy.host}}]", reads: ["network.dns"])
         #expect(text == "[][]")
     }
+
+    static let probe: [(String, JSONValue)] = [
+        ("probe.s.n", 6), ("probe.s.b", true), ("probe.s.l", ["x", "y z"]), ("probe.s.v", "text"),
+        ("probe.s.d", 1.5), ("probe.t.z", .null), ("probe.t.o", ["k": ["a"], "b": false]),
+    ]
+
+    @Test(
+        "a module, section or list printed as a variable renders the same bytes every time: a list joined by ',', a section as JSON with sorted keys"
+    )
+    func structuredVariables() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write(
+                "t",
+                ["reads": ["probe"], "destination": "/etc/t"],
+                template:
+                    "{{probe}}\n{{probe.s}}\n{{probe.s.l}}|{{{probe.s.l}}}|{{&probe.t}}\n{{#probe.s}}{{.}}{{/probe.s}}\n"
+            )
+            let target = try folder.target("t")
+            let expected = """
+                {"s":{"b":true,"d":1.5,"l":["x","y z"],"n":6,"v":"text"},"t":{"o":{"b":false,"k":["a"]},"z":null}}
+                {"b":true,"d":1.5,"l":["x","y z"],"n":6,"v":"text"}
+                x,y z|x,y z|{"o":{"b":false,"k":["a"]},"z":null}
+                {"b":true,"d":1.5,"l":["x","y z"],"n":6,"v":"text"}
+
+                """
+            // Dictionaries iterate in an order that changes with each instance and each process: a context built
+            // afresh from the values inserted in another order must print the same.
+            for round in 0..<20 {
+                var values: [String: JSONValue] = [:]
+                for (key, value) in round == 0 ? Self.probe : Self.probe.shuffled() { values[key] = value }
+                let text = TargetRenderer().render(target, values: values, revisions: ["probe": 1])
+                #expect(text == expected, "round \(round)")
+            }
+        }
+    }
+
+    @Test("transforms of lists and sections: count, first, last, reversed, empty, sorted members")
+    func transforms() async throws {
+        let text = try await self.render(
+            """
+            {{count(network.dns.servers)}} {{first(network.dns.servers)}} {{last(network.dns.servers)}}
+            {{#reversed(network.dns.servers)}}{{.}};{{/reversed(network.dns.servers)}}
+            {{^empty(network.dns.servers)}}some{{/empty(network.dns.servers)}} {{count(network.dns)}}
+            {{#sorted(network.dns)}}{{key}}={{value}};{{/sorted(network.dns)}}
+            {{^network.nothing}}none{{/network.nothing}}{{#network.dns}}{{cache}}{{/network.dns}}
+
+            """,
+            reads: ["network.dns"]
+        )
+        #expect(
+            text == """
+                2 9.9.9.9 1.1.1.1
+                1.1.1.1;9.9.9.9;
+                some 2
+                cache=false;servers=9.9.9.9,1.1.1.1;
+                nonefalse
+
+                """
+        )
+    }
 }

@@ -35,7 +35,12 @@ def help_texts(command):
     for argument in command.get("arguments", []):
         if argument.get("shouldDisplay", True) and argument.get("abstract"):
             yield argument["abstract"]
-    for subcommand in command.get("subcommands", []):
+    subcommands = command.get("subcommands", [])
+    # swift-argument-parser's own `help` subcommand works only beside other subcommands; scripts/man.sh takes it
+    # out of the pages of the commands without (test_man_page_lists_help_only_where_it_works).
+    if [subcommand.get("commandName") for subcommand in subcommands] == ["help"]:
+        subcommands = []
+    for subcommand in subcommands:
         yield from help_texts(subcommand)
 
 
@@ -67,3 +72,22 @@ def test_man_page_renders_without_warnings(page):
     )
     assert result.returncode == 0
     assert result.stderr == "", result.stderr
+
+
+@pytest.mark.parametrize("page,program", sorted(PAGES.items()))
+def test_man_page_lists_help_only_where_it_works(page, program):
+    """The plugin lists a `help` subcommand on every page; `viper-settings-apply help` is a usage error, so the page
+    of a command without subcommands must not offer it (scripts/man.sh takes it out)."""
+    try:
+        executable = support.executable(program)
+    except RuntimeError as error:
+        pytest.skip(str(error))
+    manual = (support.REPO_ROOT / "man" / page).read_text()
+    result = subprocess.run(
+        [executable, "help"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=support.CLI_TIMEOUT
+    )
+    if ".It Em help" in manual:
+        assert result.returncode == 0, f"man/{page} lists `help`, but `{program} help` fails: {result.stderr}"
+    else:
+        assert result.returncode != 0, f"`{program} help` works: man/{page} should list it"
+        assert ".Ar subcommand" not in manual, f"man/{page} shows a SUBCOMMAND argument {program} does not take"

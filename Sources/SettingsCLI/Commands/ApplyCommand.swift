@@ -18,10 +18,12 @@ package struct ApplyCommand: ParsableCommand {
             them and reloads their services. It serves its own socket, read-only: apply asks it, changes nothing.
 
             apply status (or apply) prints whether the applier follows viper-settingsd and the cursor of the last \
-            change it applied, then each target: its destination file, the result of its last apply (written, \
-            unchanged, check-failed, reload-failed or failed), when, the module revisions it was rendered from, \
-            and for a failure the error and the standard error of the check or reload; then the target files the \
-            applier refused, with the reason.
+            change it applied, then each target: its destination file and the record of its last write or \
+            failure (written, check-failed, reload-failed or failed), when, the module revisions it was rendered \
+            from, and for a failure the error and the standard error of the check or reload. An apply that finds \
+            the file already as rendered leaves that record as it is: unchanged is shown only for a target never \
+            written, or once a failure is over. Then the target files the applier refused, with the reason, and \
+            those it applies with something to fix.
 
             apply --dry-run renders every target with the current values and runs its check on a scratch copy: \
             it prints, for each, the result (unchanged, would-write, check-failed, failed), the check's status \

@@ -142,7 +142,8 @@ package struct TableFormatter: Sendable {
     }
 
     /// `text` with line breaks, tabs and every other control character a terminal would act on (C0, DEL, C1, the
-    /// line and paragraph separators: those ``QuotedText/escaped(_:)`` escapes) shown as escapes (`\n`, `\u{1b}`),
+    /// line and paragraph separators: those ``QuotedText/escaped(_:)`` escapes; the bidirectional controls and the
+    /// byte order mark) shown as escapes (`\n`, `\u{1b}`, `\u{202e}`),
     /// so that a cell is one line and text from a schema, a value or the daemon cannot move the cursor, clear the
     /// screen or retitle the terminal. Every renderer passes such text through it.
     package static func printable(_ text: String) -> String {
@@ -161,9 +162,15 @@ package struct TableFormatter: Sendable {
         return result
     }
 
-    /// Whether a terminal acts on `scalar` rather than showing it.
+    /// Whether a terminal acts on `scalar` rather than showing it: a control character (C0, DEL, C1, the line and
+    /// paragraph separators), or an invisible one that reorders or hides the text around it: the bidirectional
+    /// marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order
+    /// mark (U+FEFF), with which `a -> b` could read as `b -> a`.
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        QuotedText.escaped(scalar) != nil
+        switch scalar.value {
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: true
+        default: QuotedText.escaped(scalar) != nil
+        }
     }
 
     private static func trimmingTrailingSpaces(_ line: String) -> String {

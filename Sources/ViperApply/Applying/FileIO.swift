@@ -29,12 +29,17 @@ enum FileIO {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// Creates `path` and its missing parents (0755).
+    /// Creates `path` and its missing parents, 0755 whatever the umask (a service must read its configuration,
+    /// also when the applier was started by hand under `umask 077`).
     static func makeDirectories(_ path: String) throws(ApplyError) {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+            if mkdir(current, 0o755) == 0 {
+                if chmod(current, 0o755) != 0 {
+                    throw .file(path: current, operation: "chmod", reason: SystemErrorText.describe(errno))
+                }
+            } else if errno != EEXIST {
                 throw .file(path: current, operation: "create the directory", reason: SystemErrorText.describe(errno))
             }
         }

@@ -15,6 +15,8 @@ public struct ApplyTarget: Sendable {
     public var template: MustacheTemplate
     /// The names the template looks up (``TemplateNames``), to tell keys it names that nothing gives it.
     public var templateNames: [String]
+    /// The names the template prints as they are (`{{network.dns}}`), to tell a list or section printed so.
+    public var printedNames: [String]
     /// The absolute path of the file it writes (under `root`).
     public var destination: String
     /// The root directory the destination is under (`--root`), empty for the host.
@@ -36,6 +38,7 @@ public struct ApplyTarget: Sendable {
         reads: [String],
         template: MustacheTemplate,
         templateNames: [String] = [],
+        printedNames: [String] = [],
         destination: String,
         root: String = "",
         owner: UInt32,
@@ -50,6 +53,7 @@ public struct ApplyTarget: Sendable {
         self.reads = reads
         self.template = template
         self.templateNames = templateNames
+        self.printedNames = printedNames
         self.destination = destination
         self.root = root
         self.owner = owner

@@ -6,7 +6,9 @@ public import SettingsAPI
 /// The template sees every value at its key's path, `{{network.dns.cache}}`; a list is a section,
 /// `{{#network.dns.servers}}{{.}}{{^last()}} {{/last()}}{{/network.dns.servers}}`; for a string value,
 /// `is.KEY.VALUE` is true (`{{#is.power.buttons.power-button.ask}}…{{/…}}`), so that a template can map choices;
-/// `revision.MODULE` is the module's revision. Nothing is HTML-escaped.
+/// `revision.MODULE` is the module's revision. Nothing is HTML-escaped. A list printed as a variable
+/// (`{{network.dns.servers}}`) is its items joined by `,`, a module or section printed so (`{{network.dns}}`) is
+/// JSON with its keys sorted: the same bytes in every process (``TemplateList``, ``TemplateSection``).
 public struct TargetRenderer: Sendable {
     public init() {}
 
@@ -24,24 +26,26 @@ public struct TargetRenderer: Sendable {
         for target: ApplyTarget,
         values: [String: JSONValue],
         revisions: [String: Int64]
-    ) -> [String: Any] {
+    ) -> TemplateSection {
         var tree = Node()
         var choices = Node()
         for (key, value) in values where target.reads(key: key) {
             let path = key.split(separator: ".").map(String.init)
-            tree.insert(Self.mustacheValue(value), at: path[...])
+            tree.insert(value, at: path[...])
             if let text = value.stringValue {
-                choices.insert([text: true] as [String: Any], at: path[...])
+                choices.insert(.object([text: true]), at: path[...])
             }
         }
-        var context = tree.dictionary
-        context["is"] = choices.dictionary
-        var byModule: [String: Any] = [:]
-        for module in target.modules { byModule[module] = Int(revisions[module] ?? 0) }
-        context["revision"] = byModule
-        return context
+        var context = tree.object
+        context["is"] = .object(choices.object)
+        var byModule: [String: JSONValue] = [:]
+        for module in target.modules { byModule[module] = .int(revisions[module] ?? 0) }
+        context["revision"] = .object(byModule)
+        return TemplateSection(context)
     }
 
+    /// What the template sees for `value`: a list and an object print the same in every process (``TemplateList``,
+    /// ``TemplateSection``); null is an empty string.
     static func mustacheValue(_ value: JSONValue) -> Any {
         switch value {
         case .null: return ""
@@ -49,17 +53,17 @@ public struct TargetRenderer: Sendable {
         case .int(let number): return Int(number)
         case .double(let number): return number
         case .string(let text): return text
-        case .array(let elements): return elements.map(Self.mustacheValue)
-        case .object(let members): return members.mapValues(Self.mustacheValue)
+        case .array(let elements): return TemplateList(elements)
+        case .object(let members): return TemplateSection(members)
         }
     }
 
-    /// A tree of dictionaries built from dotted paths.
+    /// A tree of JSON objects built from dotted paths.
     struct Node {
-        var leaves: [String: Any] = [:]
+        var leaves: [String: JSONValue] = [:]
         var children: [String: Node] = [:]
 
-        mutating func insert(_ value: Any, at path: ArraySlice<String>) {
+        mutating func insert(_ value: JSONValue, at path: ArraySlice<String>) {
             guard let first = path.first else { return }
             if path.count == 1 {
                 self.leaves[first] = value
@@ -68,9 +72,9 @@ public struct TargetRenderer: Sendable {
             }
         }
 
-        var dictionary: [String: Any] {
+        var object: [String: JSONValue] {
             var result = self.leaves
-            for (name, child) in self.children { result[name] = child.dictionary }
+            for (name, child) in self.children { result[name] = .object(child.object) }
             return result
         }
     }

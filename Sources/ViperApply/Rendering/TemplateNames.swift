@@ -1,48 +1,36 @@
-/// The names a Mustache template looks up, read from its source: `{{network.dns.cache}}`, the section
-/// `{{#network.dns.servers}}`, the argument of a transform `{{#equalzero(power.idle.suspend-after)}}`. Comments,
-/// partials and pragmas name nothing; after a set-delimiter tag the rest is not read (it would be misread).
+/// The names a Mustache template looks up, read from its tags (``TemplateTags``): `{{network.dns.cache}}`, the
+/// section `{{#network.dns.servers}}`, the argument of a transform `{{#equalzero(power.idle.suspend-after)}}`.
+/// Comments, partials, blocks, pragmas and set-delimiter tags name nothing; tags after a set-delimiter tag are read
+/// with its delimiters.
 enum TemplateNames {
+    /// Every name looked up, once each, in order.
     static func scan(_ source: String) -> [String] {
+        Self.names(
+            of: TemplateTags(scanning: source).tags.filter { tag in
+                tag.sigil.map { "#^/{&".contains($0) } ?? true
+            }
+        )
+    }
+
+    /// The names whose value is printed as it is (`{{network.dns}}`, `{{{x}}}`, `{{&x}}`), not entered as a
+    /// section nor given to a transform: a list or a section printed so is a mistake to warn about.
+    static func printed(_ source: String) -> [String] {
+        Self.names(of: TemplateTags(scanning: source).tags.filter { $0.printsValue && !$0.content.contains("(") })
+    }
+
+    private static func names(of tags: [TemplateTags.Tag]) -> [String] {
         var names: [String] = []
         var seen: Set<String> = []
-        var rest = Substring(source)
-        while let open = rest.range(of: "{{") {
-            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
-            var tag = rest[open.upperBound..<close.lowerBound]
-            rest = rest[close.upperBound...]
-            if tag.hasPrefix("{") {  // {{{name}}}: the third brace closes after the two
-                tag = tag.dropFirst()
-                if rest.hasPrefix("}") { rest = rest.dropFirst() }
-            }
-            tag = tag.drop { $0 == " " || $0 == "\t" }
-            guard let sigil = tag.first else { continue }
-            switch sigil {
-            case "!", ">", "%", "<", "$": continue
-            case "=": return names
-            case "#", "^", "/", "&": tag = tag.dropFirst()
-            default: break
-            }
-            var name = tag.trimmingCharacters(in: " \t\n")
+        for tag in tags {
+            var name = Substring(tag.content)
             // A transform's argument is what is looked up: equalzero(power.idle.suspend-after).
             while let start = name.firstIndex(of: "("), let end = name.lastIndex(of: ")"), start < end {
-                name = String(name[name.index(after: start)..<end]).trimmingCharacters(in: " \t")
+                name = name[name.index(after: start)..<end]
             }
-            guard !name.isEmpty, name != ".", !seen.contains(name) else { continue }
-            seen.insert(name)
-            names.append(name)
+            let trimmed = String(name.filter { !$0.isWhitespace })
+            guard !trimmed.isEmpty, trimmed != ".", seen.insert(trimmed).inserted else { continue }
+            names.append(trimmed)
         }
         return names
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        Substring(self).trimmingCharacters(in: set)
     }
 }

@@ -62,7 +62,10 @@ public actor ApplyInteractor {
         self.dirty = Set(self.targets.map(\.name))
         let names = Set(self.targets.map(\.name))
         self.retries = self.retries.filter { names.contains($0.key) }
-        if self.ready { await self.applyDirty() }
+        if self.ready {
+            self.logWarnings()
+            await self.applyDirty()
+        }
     }
 
     /// The follower connected (true) or lost the connection (false).
@@ -104,9 +107,7 @@ public actor ApplyInteractor {
                 if !self.ready {
                     self.ready = true
                     self.dirty = Set(self.targets.map(\.name))  // every target once at start
-                    for (target, reason) in self.unknownReads {
-                        self.logger.warning("\(target.source): \(reason)", metadata: ["target": "\(target.name)"])
-                    }
+                    self.logWarnings()
                 }
                 self.state.cursor = event.cursor
             case .change:
@@ -218,35 +219,19 @@ public actor ApplyInteractor {
         self.unknownReads.map { TargetProblemViewModel(file: $0.target.source, reason: $0.reason) }
     }
 
-    /// Once the daemon's values are known: each `reads` entry that names no module, section or key the daemon has
-    /// (a typo, or a module removed), and each key the template names that the daemon does not have or `reads`
-    /// leaves out, all of which the target renders as empty.
+    /// Once the daemon's values are known: what to fix in each target that is applied all the same
+    /// (``TargetWarnings``).
     private var unknownReads: [(target: ApplyTarget, reason: String)] {
         guard self.ready else { return [] }
-        let keys = self.state.values.keys
-        func known(_ name: String) -> Bool { keys.contains { $0 == name || $0.hasPrefix(name + ".") } }
-        let modules = Set(keys.map { String($0.prefix { $0 != "." }) })
         return self.targets.flatMap { target in
-            let reads = target.reads.filter { !known($0) }.map { read in
-                (target, "'reads' names \(read), which the settings daemon does not have: it renders as empty")
-            }
-            // A dotted name under a module the daemon has is a key or section; others (`.`, a name inside a
-            // section, `is.…`, `revision.…`) are left alone.
-            let names = target.templateNames.filter { name in
-                name.contains(".") && modules.contains(String(name.prefix { $0 != "." }))
-            }
-            let template = names.compactMap { name -> (ApplyTarget, String)? in
-                if !known(name) {
-                    return (
-                        target,
-                        "the template names \(name), which the settings daemon does not have: it renders as empty"
-                    )
-                }
-                let read = target.reads(key: name) || target.reads.contains { $0.hasPrefix(name + ".") }
-                return read
-                    ? nil : (target, "the template names \(name), which 'reads' leaves out: it renders as empty")
-            }
-            return reads + template
+            TargetWarnings.reasons(for: target, values: self.state.values).map { (target, $0) }
+        }
+    }
+
+    /// Logs what to fix in the targets loaded (at the first values, and when the targets are read again).
+    private func logWarnings() {
+        for (target, reason) in self.unknownReads {
+            self.logger.warning("\(target.source): \(reason)", metadata: ["target": "\(target.name)"])
         }
     }
 

@@ -71,6 +71,10 @@ public struct ApplyTargetLoader: Sendable {
         if let unknown = fields.keys.sorted().first(where: { !Self.fields.contains($0) }) {
             throw bad("unknown field '\(unknown)' (known: \(Self.fields.sorted().joined(separator: ", ")))")
         }
+        // A NUL would cut a name, a path or an argument short where it reaches the system (`root\u0000x` is root).
+        if let field = fields.keys.sorted().first(where: { Self.containsNUL(fields[$0]!) }) {
+            throw bad("'\(field)' contains a NUL character (\\u0000), which no name, path or argument can hold")
+        }
         guard let reads = fields["reads"]?.arrayValue?.compactMap(\.stringValue), !reads.isEmpty,
             reads.count == fields["reads"]?.arrayValue?.count, !reads.contains(where: \.isEmpty)
         else { throw bad("'reads' must be a non-empty list of modules, sections or keys") }
@@ -81,16 +85,22 @@ public struct ApplyTargetLoader: Sendable {
             throw bad("'template' must name a template file in the targets directory, beside the target file")
         }
         let templatePath = self.directory + "/" + templateName
-        guard let templateData = FileManager.default.contents(atPath: templatePath) else {
-            throw bad("cannot read the template \(templatePath)")
-        }
+        let source = String(decoding: try TemplateFile.read(templatePath, target: path), as: UTF8.self)
+        let tags = TemplateTags(scanning: source)
         let template: MustacheTemplate
-        let source = String(decoding: templateData, as: UTF8.self)
         do {
             // Configuration files are text: nothing is HTML-escaped.
             template = try MustacheTemplate(string: Self.textContentType + source)
         } catch {
-            throw bad("template \(templatePath): \(Self.describe(error))")
+            throw bad("template \(templatePath): \(Self.describe(error, unclosed: tags.unclosed))")
+        }
+        // A partial is looked up in a library the applier does not have: it would render as nothing.
+        if let partial = tags.tags.first(where: { $0.sigil == ">" || $0.sigil == "<" }) {
+            throw bad(
+                "template \(templatePath): line \(partial.line), column \(partial.column): partial '\(partial.content)':"
+                    + " partials are not supported (the applier has no other templates to take them from); write"
+                    + " their text into the template itself"
+            )
         }
 
         guard let written = fields["destination"]?.stringValue, written.hasPrefix("/"),
@@ -112,10 +122,14 @@ public struct ApplyTargetLoader: Sendable {
         }
         var mode: UInt32 = 0o644
         if let value = fields["mode"] {
-            guard let text = value.stringValue, let parsed = UInt32(text, radix: 8), parsed <= 0o777 else {
+            // Only digits: UInt32(_:radix:) also takes "+644".
+            guard let text = value.stringValue, (3...4).contains(text.count),
+                text.allSatisfy({ "01234567".contains($0) }),
+                let parsed = UInt32(text, radix: 8), parsed <= 0o777
+            else {
                 throw bad(
-                    "'mode' must be octal permission bits up to \"0777\" as a string, such as \"0644\" (no setuid,"
-                        + " setgid or sticky bit)"
+                    "'mode' must be octal permission bits up to \"0777\" as a string of 3 or 4 octal digits, such as"
+                        + " \"0644\" (no setuid, setgid or sticky bit)"
                 )
             }
             mode = parsed
@@ -127,6 +141,7 @@ public struct ApplyTargetLoader: Sendable {
             reads: reads,
             template: template,
             templateNames: TemplateNames.scan(source),
+            printedNames: TemplateNames.printed(source),
             destination: self.root + destination,
             root: self.root,
             owner: owner,
@@ -148,9 +163,15 @@ public struct ApplyTargetLoader: Sendable {
     /// Makes every template text, not HTML: nothing is escaped.
     static let textContentType = "{{% CONTENT_TYPE: TEXT}}"
 
-    /// A template's parse error in words, with its line and column.
-    static func describe(_ error: any Error) -> String {
+    /// A template's parse error in words, with its line and column; `unclosed` is the tag the template ends in,
+    /// which swift-mustache reports as an "overflow" where the template ends.
+    static func describe(_ error: any Error, unclosed: TemplateTags.Unclosed? = nil) -> String {
         guard let parse = error as? MustacheTemplate.ParserError else { return "\(error)" }
+        if "\(parse.error)" == "overflow" {
+            guard let unclosed else { return "the template ends inside a tag: its closing delimiter is missing" }
+            return "unclosed tag '\(unclosed.opening)' opened at line \(unclosed.line), column \(unclosed.column):"
+                + " its '\(unclosed.closing)' is missing"
+        }
         let line = parse.context.lineNumber
         // The content type is prefixed to the first line.
         let column = line == 1 ? parse.context.columnNumber - Self.textContentType.count : parse.context.columnNumber
@@ -163,6 +184,16 @@ public struct ApplyTargetLoader: Sendable {
             default: "\(parse.error)"
             }
         return "line \(line), column \(max(column, 1)): \(reason)"
+    }
+
+    /// Whether `value` holds a string with a NUL character, at any depth.
+    private static func containsNUL(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let text): text.utf8.contains(0)
+        case .array(let items): items.contains(where: Self.containsNUL)
+        case .object(let members): members.contains { $0.key.utf8.contains(0) || Self.containsNUL($0.value) }
+        default: false
+        }
     }
 
     private static func command(_ value: JSONValue?, field: String, path: String) throws(ApplyError) -> [String]? {

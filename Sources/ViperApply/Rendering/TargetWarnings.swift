@@ -1,0 +1,56 @@
+public import SettingsAPI
+
+/// What to fix in a target that loaded and is applied all the same, once the daemon's values are known: a `reads`
+/// entry or a key the template names that the daemon does not have, or that `reads` leaves out (rendered as
+/// empty), and a list or section the template prints as a variable (rendered in a stable form, but seldom what a
+/// configuration file wants).
+///
+/// A target that reads a module the daemon does not serve is not rendered at all (the applier fails it saying
+/// so): its names in that module are not warned about here.
+public enum TargetWarnings {
+    /// The reasons, in words, for `target` with the daemon's `values` (key → value).
+    public static func reasons(for target: ApplyTarget, values: [String: JSONValue]) -> [String] {
+        let keys = values.keys
+        func known(_ name: String) -> Bool { keys.contains { $0 == name || $0.hasPrefix(name + ".") } }
+        func module(of name: String) -> String { String(name.prefix { $0 != "." }) }
+        let modules = Set(keys.map(module(of:)))
+        func read(_ name: String) -> Bool {
+            target.reads(key: name) || target.reads.contains { $0.hasPrefix(name + ".") }
+        }
+        // A module not served at all makes the target fail, with that reason; nothing renders empty.
+        let reads = target.reads.filter { modules.contains(module(of: $0)) && !known($0) }.map { read in
+            "'reads' names \(read), which the settings daemon does not have: it renders as empty"
+        }
+        // A dotted name under a module the daemon has is a key or section; others (`.`, a name inside a section,
+        // `is.…`, `revision.…`) are left alone.
+        let names = target.templateNames.filter { $0.contains(".") && modules.contains(module(of: $0)) }
+        let template = names.compactMap { name -> String? in
+            if !known(name) {
+                return "the template names \(name), which the settings daemon does not have: it renders as empty"
+            }
+            return read(name) ? nil : "the template names \(name), which 'reads' leaves out: it renders as empty"
+        }
+        // A list, section or module printed as a variable. A name without a dot counts only as a module.
+        let printed = target.printedNames.filter { name in
+            modules.contains(module(of: name)) && read(name) && (name.contains(".") || !keys.contains(name))
+        }
+        let structured = printed.compactMap { name -> String? in
+            if case .array = values[name] {
+                return "the template prints {{\(name)}}, a list: it renders as its items joined by"
+                    + " '\(TemplateList.separator)'; to choose the separator, iterate it:"
+                    + " {{#\(name)}}{{.}}{{^last()}} {{/last()}}{{/\(name)}}"
+            }
+            let isSection: Bool
+            if case .object = values[name] {
+                isSection = true
+            } else {
+                isSection = values[name] == nil && known(name)
+            }
+            guard isSection else { return nil }
+            let kind = name.contains(".") ? "a section" : "a module"
+            return "the template prints {{\(name)}}, \(kind): it renders as JSON with its keys sorted; name one of"
+                + " its keys ({{\(name).KEY}}), or enter it: {{#\(name)}}…{{/\(name)}}"
+        }
+        return reads + template + structured
+    }
+}

@@ -1,0 +1,55 @@
+import Mustache
+import SettingsAPI
+
+/// A list value as a template sees it: a section repeated for each item
+/// (`{{#network.dns.servers}}{{.}}{{^last()}} {{/last()}}{{/network.dns.servers}}`), and printed as a variable
+/// (`{{network.dns.servers}}`) as its items joined by `,`, as mustache.js and Handlebars print a list: the same
+/// bytes in every process, where Swift's description of an array would print `["a", "b"]`.
+struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransformable {
+    /// The items, as the template sees them.
+    var items: [Any]
+    /// The list, to print it.
+    var value: [JSONValue]
+
+    /// The separator of a list printed as a variable.
+    static let separator = ","
+
+    init(_ value: [JSONValue]) {
+        self.value = value
+        self.items = value.map(TargetRenderer.mustacheValue)
+    }
+
+    func makeIterator() -> IndexingIterator<[Any]> {
+        self.items.makeIterator()
+    }
+
+    /// The items printed one after the other, `,` between them.
+    var renderText: String {
+        Self.text(of: .array(self.value))
+    }
+
+    var isNull: Bool { false }
+
+    /// swift-mustache's transforms of an array: `first`, `last`, `reversed`, `count`, `empty`.
+    func transform(_ name: String) -> Any? {
+        switch name {
+        case "first": self.items.first
+        case "last": self.items.last
+        case "reversed": TemplateList(self.value.reversed())
+        case "count": self.items.count
+        case "empty": self.items.isEmpty
+        default: nil
+        }
+    }
+
+    /// How a value prints as a variable: a string as it is, null as nothing, a list as its items joined by `,`,
+    /// a section as JSON with its keys sorted, any other value as JSON writes it.
+    static func text(of value: JSONValue) -> String {
+        switch value {
+        case .null: ""
+        case .string(let text): text
+        case .array(let items): items.map(Self.text(of:)).joined(separator: Self.separator)
+        default: value.serialized()
+        }
+    }
+}

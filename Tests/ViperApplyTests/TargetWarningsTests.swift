@@ -1,0 +1,56 @@
+import SettingsAPI
+import Testing
+import ViperTestSupport
+
+@testable import ViperApply
+
+/// What to fix in a target that loaded, once the daemon's values are known.
+@Suite("Target warnings")
+struct TargetWarningsTests {
+    static let values: [String: JSONValue] = [
+        "probe.s.n": 6, "probe.s.l": ["x", "y"], "probe.s.v": "text", "probe.s.o": ["k": 1], "network.dns.cache": true,
+    ]
+
+    func reasons(_ template: String, reads: [JSONValue]) async throws -> [String] {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("t", ["reads": .array(reads), "destination": "/etc/t"], template: template)
+            return TargetWarnings.reasons(for: try folder.target("t"), values: Self.values)
+        }
+    }
+
+    @Test("a module, a section, an object or a list printed as a variable is warned about, with the fix")
+    func structuredVariables() async throws {
+        let reasons = try await self.reasons(
+            "{{probe}} {{probe.s}} {{{probe.s.l}}} {{&probe.s.o}} {{probe.s.v}} {{#probe.s}}{{n}}{{/probe.s}}",
+            reads: ["probe"]
+        )
+        #expect(
+            reasons == [
+                "the template prints {{probe}}, a module: it renders as JSON with its keys sorted; name one of its"
+                    + " keys ({{probe.KEY}}), or enter it: {{#probe}}…{{/probe}}",
+                "the template prints {{probe.s}}, a section: it renders as JSON with its keys sorted; name one of its"
+                    + " keys ({{probe.s.KEY}}), or enter it: {{#probe.s}}…{{/probe.s}}",
+                "the template prints {{probe.s.l}}, a list: it renders as its items joined by ','; to choose the"
+                    + " separator, iterate it: {{#probe.s.l}}{{.}}{{^last()}} {{/last()}}{{/probe.s.l}}",
+                "the template prints {{probe.s.o}}, a section: it renders as JSON with its keys sorted; name one of"
+                    + " its keys ({{probe.s.o.KEY}}), or enter it: {{#probe.s.o}}…{{/probe.s.o}}",
+            ]
+        )
+    }
+
+    @Test("a module the daemon does not serve is not warned about (the target fails instead); a missing key is")
+    func moduleNotServed() async throws {
+        let reasons = try await self.reasons(
+            "{{gone.s.k}} {{gone}} {{probe.s.nope}} {{network.dns}}",
+            reads: ["gone", "probe.s.missing", "probe.s.n"]
+        )
+        #expect(
+            reasons == [
+                "'reads' names probe.s.missing, which the settings daemon does not have: it renders as empty",
+                "the template names probe.s.nope, which the settings daemon does not have: it renders as empty",
+                "the template names network.dns, which 'reads' leaves out: it renders as empty",
+            ]
+        )
+    }
+}
