@@ -108,9 +108,9 @@ extension JSONFileRepository {
         switch compaction {
         case .notRequested:
             break
-        case .done:
+        case .done(let journalBytes):
             entry.journalRecords = 0
-            entry.journalBytes = 0
+            entry.journalBytes = journalBytes
             self.logger.debug(
                 "Compacted the journal of \(module) into its snapshot at revision \(entry.durable.revision)",
                 metadata: ["module": "\(module)"]

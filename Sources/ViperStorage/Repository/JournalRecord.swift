@@ -8,11 +8,26 @@ import ViperSettings
 /// ```
 ///
 /// `cause` and `changes` are the change's record for the module's history (see ``ChangeRecordJSON``); a line of a
-/// remote update carries them too, with empty `set` and `remove`.
+/// remote update carries them too, with empty `set` and `remove`. A compaction leaves one line that only carries the
+/// revision of the snapshot it wrote, `{"revision":7,"compacted":true}` (see ``compactionLine(revision:)``).
 struct JournalRecord {
     var change: LocalChange
     /// Keys whose stored value is not a valid setting value, skipped.
     var skippedKeys: [String] = []
+    /// Whether this is the line a compaction leaves: the snapshot holds everything up to its revision.
+    var compacted = false
+
+    /// The line a compaction to a snapshot at `revision` leaves in the emptied journal, so that the revision survives a
+    /// snapshot that is later lost or unreadable (revisions never go back: a watcher's cursor or a `load
+    /// --if-revision` from before must not name a later state); none at revision 0.
+    static func compactionLine(revision: Int64) -> [UInt8] {
+        guard revision > 0 else { return [] }
+        var bytes = Array(#"{"revision":"#.utf8)
+        JSONValue.int(revision).write(into: &bytes)
+        bytes.append(contentsOf: #","compacted":true}"#.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
 
     init(change: LocalChange) {
         self.change = change
@@ -73,6 +88,7 @@ struct JournalRecord {
             change.remove = Set(keys)
         }
         self.change = change
+        self.compacted = json["compacted"] == .bool(true)
         self.skippedKeys.sort()
     }
 }

@@ -44,7 +44,8 @@ struct JournalWriter: Sendable {
 
     enum Compaction: Sendable {
         case notRequested
-        case done
+        /// The snapshot holds everything; the journal holds only the line that carries its revision, this many bytes.
+        case done(journalBytes: Int)
         /// The snapshot could not be written; the journal is intact.
         case snapshotFailed(StorageError)
         /// The snapshot is durable but the journal could not be emptied: its state is unknown.
@@ -157,7 +158,7 @@ struct JournalWriter: Sendable {
     private func recover(_ outcome: inout Outcome, append: Append, start: Int?) {
         switch self.compact(append.module, descriptor: outcome.descriptor, to: append.state) {
         case .done, .notRequested:
-            outcome.compaction = .done
+            outcome.compaction = self.compacted(append.state)
         case .snapshotFailed(let error), .journalFailed(let error):
             outcome.error = error
             outcome.pendingCut = self.cutBack(append.module, descriptor: outcome.descriptor, to: start)
@@ -184,7 +185,8 @@ struct JournalWriter: Sendable {
         }
     }
 
-    /// Writes `state` as the module's snapshot, then empties the journal: the journal is cut only once the snapshot
+    /// Writes `state` as the module's snapshot, then empties the journal but for the line that carries the
+    /// snapshot's revision (``JournalRecord/compactionLine(revision:)``): the journal is cut only once the snapshot
     /// is durable. Without a descriptor, the journal file is opened for the cut (when it exists).
     func compact(_ module: String, descriptor: Int32?, to state: ModuleState) -> Compaction {
         do {
@@ -193,16 +195,27 @@ struct JournalWriter: Sendable {
             return .snapshotFailed(error)
         }
         let path = self.directory.journalPath(module)
+        let line = JournalRecord.compactionLine(revision: state.revision)
         do {
             if let descriptor {
                 try FileOperations.truncate(descriptor, to: 0, path: path)
+                try FileOperations.writeAll(descriptor, line, path: path)
                 try self.directory.sync(descriptor, path: path)
             } else if FileOperations.exists(path) {
-                try FileOperations.truncateFile(path, to: 0)
+                let descriptor = try FileOperations.openForAppend(path).descriptor
+                defer { FileOperations.close(descriptor) }
+                try FileOperations.truncate(descriptor, to: 0, path: path)
+                try FileOperations.writeAll(descriptor, line, path: path)
+                try self.directory.sync(descriptor, path: path)
             }
         } catch {
             return .journalFailed(error)
         }
-        return .done
+        return self.compacted(state)
+    }
+
+    /// The outcome of a compaction to `state`.
+    private func compacted(_ state: ModuleState) -> Compaction {
+        .done(journalBytes: JournalRecord.compactionLine(revision: state.revision).count)
     }
 }

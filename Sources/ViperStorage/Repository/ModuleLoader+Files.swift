@@ -47,6 +47,7 @@ extension ModuleLoader {
         let lines = JournalLines(bytes)
         var records = 0
         repair.firstJournalRevision = lines.records.first?.change.revision
+        repair.journalStartsCompacted = lines.records.first?.compacted ?? false
         for record in lines.records {
             if !record.skippedKeys.isEmpty {
                 logger.warning(
@@ -61,7 +62,8 @@ extension ModuleLoader {
             loaded.state = record.change.applied(to: loaded.state)
             loaded.state.revision = revision
             repair.highest = max(repair.highest, revision)
-            records += 1
+            // The line a compaction leaves, carrying the snapshot's revision, is no record to fold in again.
+            if !record.compacted { records += 1 }
         }
         loaded.journalRecords = records
         loaded.journalBytes = bytes.count

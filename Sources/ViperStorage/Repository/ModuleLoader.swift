@@ -62,6 +62,8 @@ struct ModuleLoader: Sendable {
         var journalToSetAside: BadJournal?
         /// The revision of the journal's first record.
         var firstJournalRevision: Int64?
+        /// Whether the journal's first line is the one a compaction leaves: a snapshot at its revision was written.
+        var journalStartsCompacted = false
     }
 
     struct BadJournal {
@@ -91,7 +93,9 @@ struct ModuleLoader: Sendable {
             self.replayJournal(module, into: &loaded, repair: &repair, logger: logger)
             // Every revision given out since the last snapshot has its journal line (remote updates too), and a
             // journal without a snapshot is a young module's: one that starts later lost the snapshot before it.
-            if snapshotMissing, let first = repair.firstJournalRevision, first > 1 {
+            if snapshotMissing, let first = repair.firstJournalRevision, first > 1 || repair.journalStartsCompacted {
+                // A snapshot was written (the journal says so) and is gone: the module goes on above its revision.
+                if repair.journalStartsCompacted { repair.lostText = true }
                 logger.error(
                     """
                     Module \(module) has no snapshot \(self.directory.snapshotPath(module)), but its journal starts at \
@@ -154,8 +158,8 @@ struct ModuleLoader: Sendable {
         if loaded.state.revision < floor {
             logger.warning(
                 """
-                Module \(module) continues at revision \(floor), above revision \(repair.highest) found in the files \
-                set aside, so that no revision is reused
+                Module \(module) continues at revision \(floor), above revision \(repair.highest) found in its files, \
+                so that no revision is reused for another state
                 """
             )
             loaded.state.revision = floor
