@@ -87,9 +87,28 @@ struct SettingTypeTests {
         #expect(throws: ValueRejection("is beyond the 64-bit integer range; must be within 1..65535")) {
             try SettingType.int(range: 1...65535).value(fromJSON: -1e19)
         }
-        // Whole doubles within 64 bits are integers, up to the last one below 2^63.
-        #expect(try SettingType.int(range: nil).value(fromJSON: 9.2e18) == .int(9_200_000_000_000_000_000))
-        #expect(try SettingType.int(range: nil).value(fromJSON: -0x1p63) == .int(.min))
+        // -9223372036854775809 is read as the double -2^63: beyond, not silently the smallest integer.
+        #expect(try JSONValue(parsing: "-9223372036854775809") == .double(-0x1p63))
+        #expect(
+            throws: ValueRejection("is beyond the 64-bit integer range (-9223372036854775808..9223372036854775807)")
+        ) {
+            try SettingType.int(range: nil).value(fromJSON: JSONValue(parsing: "-9223372036854775809"))
+        }
+        #expect(
+            try SettingType.int(range: nil).value(fromJSON: JSONValue(parsing: "-9223372036854775808")) == .int(.min)
+        )
+        // A whole number written with '.' or an exponent is no integer, as in a stored value or a schema's default.
+        for text in ["2.0", "6e1", "9.2e18"] {
+            let number = try JSONValue(parsing: text)
+            #expect(throws: ValueRejection.self, "\(text)") { try SettingType.int(range: nil).value(fromJSON: number) }
+        }
+        #expect(
+            throws: ValueRejection(
+                "is not an integer (write 60: an int takes no '.' or exponent, in a schema as in a stored or set value)"
+            )
+        ) {
+            try SettingType.int(range: nil).value(fromJSON: 6e1)
+        }
         #expect(throws: ValueRejection("expected an integer, found a number")) {
             try SettingType.int(range: nil).value(fromJSON: 1.5)
         }

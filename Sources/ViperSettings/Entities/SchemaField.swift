@@ -54,7 +54,7 @@ struct SchemaField {
     /// Why the whole number `value`, which the parser read as a `Double` (it has a '.' or an exponent, or does not
     /// fit 64 bits), is no `int`.
     static func integerProblem(_ value: Double) -> String {
-        guard value >= -0x1p63 && value < 0x1p63 else { return Self.beyond64Bits }
+        guard value > -0x1p63 && value < 0x1p63 else { return Self.beyond64Bits }
         return "is not an integer (write \(Int64(value)): an int takes no '.' or exponent, in a schema as in a stored "
             + "or set value)"
     }

@@ -8,16 +8,18 @@ public struct ValueRejection: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension SettingType {
-    /// Checks a typed JSON value against this type and its constraints; integers are accepted for doubles.
+    /// Checks a typed JSON value against this type and its constraints; integers are accepted for doubles, but an
+    /// `int` takes no `2.0` or `2e0`, as a stored value or a schema's default.
     public func value(fromJSON json: JSONValue) throws(ValueRejection) -> SettingValue {
         switch (self, json) {
         case (.bool, .bool(let value)): return .bool(value)
         case (.int, .int(let value)): return try self.checked(.int(value))
-        case (.int, .double(let value)) where value.rounded() == value && value >= -0x1p63 && value < 0x1p63:
-            return try self.checked(.int(Int64(value)))
         case (.int(let range), .double(let value)) where value.rounded() == value && value.isFinite:
-            // A whole number the JSON reader could not hold in 64 bits (it reads it as a double).
-            throw Self.beyond64Bits(range)
+            // A whole number the JSON reader could not hold in 64 bits (it reads it as a double: -2^63 - 1 becomes
+            // -2^63), or one written with '.' or an exponent, which a stored value or a schema's default may not be
+            // either.
+            guard value > -0x1p63 && value < 0x1p63 else { throw Self.beyond64Bits(range) }
+            throw ValueRejection(SchemaField.integerProblem(value))
         case (.double, .int(let value)): return try self.checked(.double(Double(value)))
         case (.double, .double(let value)): return try self.checked(.double(value))
         case (.string, .string(let value)): return try self.checked(.string(value))
