@@ -73,6 +73,14 @@ struct SettingTypeTests {
         #expect(throws: ValueRejection("expected a whole number")) {
             try SettingType.int(range: nil).value(fromText: "-")
         }
+        #expect(throws: ValueRejection("is beyond the range of a 64-bit floating-point number (about ±1.8e308)")) {
+            try SettingType.double(range: nil).value(fromText: "1e400")
+        }
+        for text in ["inf", "-Infinity", "nan", "1.2.3"] {
+            #expect(throws: ValueRejection("expected a number"), "\(text)") {
+                try SettingType.double(range: nil).value(fromText: text)
+            }
+        }
     }
 
     @Test("a JSON whole number beyond 64 bits (read as a double) is named as such, not as a number of another type")

@@ -62,6 +62,9 @@ extension SettingType {
             return try self.checked(.int(value))
         case .double:
             guard let value = Double(text.trimmingSpaces), value.isFinite else {
+                if let value = Double(text.trimmingSpaces), value.isInfinite, !text.lowercased().contains("inf") {
+                    throw ValueRejection("is beyond the range of a 64-bit floating-point number (about ±1.8e308)")
+                }
                 throw ValueRejection("expected a number")
             }
             return try self.checked(.double(value))
