@@ -12,11 +12,6 @@ import ViperTestSupport
 struct FileApplierIntegrityTests {
     typealias Fixture = FileApplierTests.Fixture
 
-    static func lstatInfo(_ path: String) -> stat? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info : nil
-    }
-
     /// A target writing `DIR/etc/app.conf` (mode 0640) with `check` as its check and no reload.
     static func target(_ directory: String, check: [JSONValue]) throws -> (ApplyTarget, FileApplier) {
         let folder = try TargetFolder(directory)
@@ -71,7 +66,7 @@ struct FileApplierIntegrityTests {
             let outcome = await applier.apply(target, rendered: "a = 1\n")
             #expect(outcome.result == .written, "\(outcome)")
             #expect(try Files.read(target.destination) == "a = 1\n")
-            #expect(Self.lstatInfo(target.destination).map { $0.st_mode & 0o7777 } == 0o640)
+            #expect(Files.linkStatus(target.destination).map { $0.st_mode & 0o7777 } == 0o640)
             #expect(await applier.apply(target, rendered: "a = 1\n").result == .unchanged)
         }
     }
@@ -118,11 +113,11 @@ struct FileApplierIntegrityTests {
             let fixture = try Fixture(directory)
             try Files.write("huge\n", to: fixture.destination)
             #expect(truncate(fixture.destination, off_t(DestinationFile.sizeLimit + 1)) == 0)
-            let before = try #require(Self.lstatInfo(fixture.destination))
+            let before = try #require(Files.linkStatus(fixture.destination))
 
             let refused = await fixture.applier.apply(fixture.target, rendered: "bad\n")
             #expect(refused.result == .reloadFailed, "\(refused)")
-            let restored = try #require(Self.lstatInfo(fixture.destination))
+            let restored = try #require(Files.linkStatus(fixture.destination))
             #expect(restored.st_ino == before.st_ino && restored.st_size == before.st_size)
 
             let outcome = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")

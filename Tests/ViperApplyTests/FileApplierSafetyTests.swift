@@ -12,11 +12,6 @@ import ViperTestSupport
 struct FileApplierSafetyTests {
     typealias Fixture = FileApplierTests.Fixture
 
-    static func lstatInfo(_ path: String) -> stat? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info : nil
-    }
-
     @Test("a failed reload puts back a symbolic link as a link, and a hard-linked 0600 file as the same file")
     func rollbackRestoresTheEntry() async throws {
         try await TemporaryDirectory.with { directory in
@@ -27,7 +22,7 @@ struct FileApplierSafetyTests {
             symlink(directory + "/secret", fixture.destination)
             let linked = await fixture.applier.apply(fixture.target, rendered: "bad\n")
             #expect(linked.result == .reloadFailed, "\(linked)")
-            let entry = try #require(Self.lstatInfo(fixture.destination))
+            let entry = try #require(Files.linkStatus(fixture.destination))
             #expect(entry.st_mode & S_IFMT == S_IFLNK, "the link itself is back, not a copy of what it points to")
             #expect(
                 try FileManager.default.destinationOfSymbolicLink(atPath: fixture.destination) == directory + "/secret"
@@ -36,10 +31,10 @@ struct FileApplierSafetyTests {
 
             unlink(fixture.destination)
             Glibc.link(directory + "/secret", fixture.destination)
-            let before = try #require(Self.lstatInfo(fixture.destination))
+            let before = try #require(Files.linkStatus(fixture.destination))
             let hard = await fixture.applier.apply(fixture.target, rendered: "bad\n")
             #expect(hard.result == .reloadFailed, "\(hard)")
-            let after = try #require(Self.lstatInfo(fixture.destination))
+            let after = try #require(Files.linkStatus(fixture.destination))
             #expect(after.st_ino == before.st_ino && after.st_nlink == 2 && after.st_mode & 0o777 == 0o600)
             #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
         }
@@ -60,7 +55,7 @@ struct FileApplierSafetyTests {
             symlink(directory + "/other", fixture.destination)
             let replaced = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
             #expect(replaced.result == .written, "\(replaced)")
-            #expect(Self.lstatInfo(fixture.destination).map { $0.st_mode & S_IFMT == S_IFREG } == true)
+            #expect(Files.linkStatus(fixture.destination).map { $0.st_mode & S_IFMT == S_IFREG } == true)
             #expect(try Files.read(directory + "/other") == "other\n")
         }
     }
@@ -72,7 +67,7 @@ struct FileApplierSafetyTests {
             #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
             chmod(fixture.destination, 0o666)
             #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
-            #expect(Self.lstatInfo(fixture.destination).map { $0.st_mode & 0o7777 } == 0o640)
+            #expect(Files.linkStatus(fixture.destination).map { $0.st_mode & 0o7777 } == 0o640)
             #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .unchanged)
         }
     }

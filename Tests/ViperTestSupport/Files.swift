@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+public import Glibc
 
 /// File helpers for tests.
 public enum Files {
@@ -13,6 +13,12 @@ public enum Files {
 
     public static func read(_ path: String) throws -> String {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+    }
+
+    /// What `lstat` says of `path` (a link itself, not what it points to); `nil` when there is nothing there.
+    public static func linkStatus(_ path: String) -> stat? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info : nil
     }
 
     public static func exists(_ path: String) -> Bool {
