@@ -39,6 +39,10 @@ struct DaemonConfigurationErrorTests {
         let flag = Self.start(["--config", file.path, "--remote", "ftp://x"], in: daemon)
         #expect(flag.status == 2, "\(flag)")
         #expect(flag.stderr.hasPrefix("viper-settingsd: --remote: 'ftp://x' is not an https://"), "\(flag)")
+        // A port beyond 65535 stopped the daemon with SIGILL once it had started.
+        let port = Self.start(["--config", file.path, "--remote", "http://127.0.0.1:99999/x"], in: daemon)
+        #expect(port.status == 2, "\(port)")
+        #expect(port.stderr.contains("the port must be a number from 1 to 65535"), "\(port)")
     }
 
     @Test("a configuration with an error on reload: logged, not applied, the schemas reloaded, and said so")

@@ -23,7 +23,7 @@ struct EtcdUnitTests {
         ("etcd://h1:http/viper", "port must be a number"),
         ("etcd://h1:70000/viper", "port must be a number"),
         ("etcd://[::1/viper", "unclosed"),
-        ("etcd://user@h1/viper", "credentials"),
+        ("etcd://user@h1/viper", "user or password"),
     ])
     func rejectsBadURLs(url: String, reason: String) {
         #expect {

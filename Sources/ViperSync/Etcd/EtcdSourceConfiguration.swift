@@ -93,38 +93,11 @@ public struct EtcdSourceConfiguration: Sendable {
         guard !text.isEmpty else {
             throw RemoteSyncError.invalidEtcdURL(url, "an empty endpoint in the host list")
         }
-        if text.contains("@") {
-            throw RemoteSyncError.invalidEtcdURL(url, "credentials in the URL are not supported")
+        do {
+            let authority = try URLAuthority(text)
+            return (authority.host, authority.port ?? Self.defaultPort)
+        } catch {
+            throw RemoteSyncError.invalidEtcdURL(url, error.reason)
         }
-        let host: Substring
-        let portText: Substring?
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else {
-                throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': an unclosed '[' in an IPv6 address")
-            }
-            host = text[text.index(after: text.startIndex)..<close]
-            let after = text[text.index(after: close)...]
-            if after.isEmpty {
-                portText = nil
-            } else if after.hasPrefix(":") {
-                portText = after.dropFirst()
-            } else {
-                throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': expected ':PORT' after ']'")
-            }
-        } else if let colon = text.firstIndex(of: ":") {
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        } else {
-            host = text
-            portText = nil
-        }
-        guard !host.isEmpty else {
-            throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': the host is empty")
-        }
-        guard let portText else { return (String(host), Self.defaultPort) }
-        guard let port = Int(portText), (1...65535).contains(port) else {
-            throw RemoteSyncError.invalidEtcdURL(url, "'\(text)': the port must be a number from 1 to 65535")
-        }
-        return (String(host), port)
     }
 }
