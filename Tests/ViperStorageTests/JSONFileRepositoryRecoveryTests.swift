@@ -81,6 +81,28 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(!recorder.messages(at: .error).isEmpty, "the loss is logged as an error")
     }
 
+    @Test("a snapshot older than the one the journal was folded into (a backup restored) goes on above the journal")
+    func olderSnapshotRestored() async throws {
+        let repository = makeRepository(self.scratch.path)
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(75)], revision: 1)
+        }
+        await repository.close()
+        let backup = try Files.read(self.scratch.file("network.json"))
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(144)], revision: 2)
+        }
+        await repository.close()
+        try Files.write(backup, to: self.scratch.file("network.json"))
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        // Revision 2 named port 144: the restored state (port 75) must not be served under it.
+        #expect(state.local == ["proxy.port": .int(75)])
+        #expect(state.revision > 2, "revision \(state.revision)")
+        #expect(state.history.records(after: 1) == nil)
+        #expect(recorder.messages(at: .error).contains { $0.contains("older than revision 2") })
+    }
+
     @Test(
         "a snapshot of the wrong shape is corrupt",
         arguments: [

@@ -18,6 +18,7 @@ extension ModuleLoader {
         do {
             let snapshot = try ModuleSnapshot(decoding: bytes, module: module)
             loaded.state = snapshot.state
+            repair.snapshotRevision = snapshot.state.revision
             repair.highest = max(repair.highest, snapshot.state.revision)
             if !snapshot.skippedKeys.isEmpty {
                 logger.warning(

@@ -64,6 +64,8 @@ struct ModuleLoader: Sendable {
         var firstJournalRevision: Int64?
         /// Whether the journal's first line is the one a compaction leaves: a snapshot at its revision was written.
         var journalStartsCompacted = false
+        /// The revision of the snapshot, when it was read.
+        var snapshotRevision: Int64?
     }
 
     struct BadJournal {
@@ -101,6 +103,20 @@ struct ModuleLoader: Sendable {
                     Module \(module) has no snapshot \(self.directory.snapshotPath(module)), but its journal starts at \
                     revision \(first): the values stored before that revision are missing (was the snapshot removed?); \
                     serving what the journal holds
+                    """,
+                    metadata: ["file": "\(self.directory.snapshotPath(module))"]
+                )
+            } else if let read = repair.snapshotRevision, repair.journalStartsCompacted,
+                let compacted = repair.firstJournalRevision, compacted > read
+            {
+                // The journal was folded into a snapshot at `compacted`: this one is older (restored from a
+                // backup?). What was written between is gone; its revisions must not name what follows.
+                repair.lostText = true
+                logger.error(
+                    """
+                    Module \(module): the snapshot \(self.directory.snapshotPath(module)) is at revision \(read), older \
+                    than revision \(compacted) its journal was folded into (was an older snapshot restored?): the \
+                    changes after revision \(read) are missing; serving what the snapshot holds
                     """,
                     metadata: ["file": "\(self.directory.snapshotPath(module))"]
                 )
