@@ -214,6 +214,19 @@ struct WatchInteractorTests {
             schemas: { [Fixtures.network] },
             logger: self.logger
         )
+        // A watch of another key of the module is not concerned: it is not sent those values.
+        let (others, otherSink) = AsyncStream<WatchEvent>.makeStream()
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: ["network.proxy.mode"], after: WatchCursor("network:0")) {
+                    otherSink.yield($0)
+                }
+            }
+            defer { group.cancelAll() }
+            var iterator = others.makeAsyncIterator()
+            let start = await Self.untilReady(&iterator)
+            #expect(start.count == 1, "only ready, no resync: \(start)")
+        }
         for (cursor, rejected) in [("network:0", true), ("network:1", true), ("network:2", false)] {
             let (events, sink) = AsyncStream<WatchEvent>.makeStream()
             await withThrowingTaskGroup(of: Void.self) { group in

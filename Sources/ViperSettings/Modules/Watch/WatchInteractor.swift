@@ -108,7 +108,8 @@ public struct WatchInteractor: WatchInteractorProtocol {
                     in: records.map(\.changes) + [
                         start.index.flatMap { _ in history.record(at: start.revision)?.changes } ?? []
                     ],
-                    schema: schema
+                    schema: schema,
+                    watched: { scope.includes(module: module, path: $0) }
                 )
             {
                 try await emit(.resync(reason: .historyRejected(module: module, key: key)))
@@ -142,10 +143,15 @@ public struct WatchInteractor: WatchInteractorProtocol {
         return position
     }
 
-    /// The first key whose new value in `changes` (what a watcher applies) the schema rejects; `nil` when it accepts
-    /// every one (keys the schema no longer has are left out: their removal follows in the history).
-    static func firstRejectedKey(in changes: [[SettingChange]], schema: ModuleSchema) -> String? {
-        for change in changes.joined() {
+    /// The first watched key whose new value in `changes` (what a watcher applies) the schema rejects; `nil` when it
+    /// accepts every one (keys the schema no longer has are left out: their removal follows in the history; keys not
+    /// `watched` are not sent).
+    static func firstRejectedKey(
+        in changes: [[SettingChange]],
+        schema: ModuleSchema,
+        watched: (String) -> Bool
+    ) -> String? {
+        for change in changes.joined() where watched(change.path) {
             guard let item = schema.item(at: change.path), let value = change.new else { continue }
             if (try? item.type.checked(value)) == nil { return "\(schema.name).\(change.path)" }
         }
