@@ -52,18 +52,11 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
     package var description: String { self.message }
 
     /// The line printed on standard error: `settingsctl: MESSAGE`.
-    /// The message as text for a terminal: control characters a value or a file brought into it (an escape
-    /// sequence, a NUL) are shown as `\u001b`, not sent; its own line breaks and tabs stay.
+    /// The message as text for a terminal: what a value or a file brought into it that a terminal would act on (an
+    /// escape sequence, a NUL, a right-to-left override) is shown as `\u{1b}`, as every view shows it, not sent; its
+    /// own line breaks and tabs stay.
     package var report: String {
-        var text = "settingsctl: "
-        for scalar in self.message.unicodeScalars {
-            if scalar != "\n", scalar != "\t", let escaped = QuotedText.escaped(scalar) {
-                text += escaped
-            } else {
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
+        "settingsctl: " + TableFormatter.printableKeepingLineBreaks(self.message)
     }
 
     /// The failure for an error reply of `peer` (the settings daemon unless said otherwise).
@@ -143,8 +136,9 @@ extension CLIFailure {
 
     /// `value` as a message repeats it: whole when short, else its start and its size.
     package static func shown(_ value: String) -> String {
-        guard value.count > Self.shownValueLength else { return value }
-        return "\(value.prefix(Self.shownValueLength))… (\(value.utf8.count) bytes)"
+        // On one line, whatever it holds: a line break in a value is shown as `\n`, not sent.
+        guard value.count > Self.shownValueLength else { return TableFormatter.printable(value) }
+        return "\(TableFormatter.printable(String(value.prefix(Self.shownValueLength))))… (\(value.utf8.count) bytes)"
     }
 
     /// The failure for an error the daemon declares: its exit status, and a message with a hint of what to run next.

@@ -90,13 +90,18 @@ struct SettingsCtlTests {
                     problem: .invalidValue,
                     reason: "invalid value 'a\u{1B}[31mRED\u{0}b\u{9B}'"
                 ),
+                .init(key: "m\u{202E}", problem: .noSuchModule, reason: "no such module"),
             ])
         )
         #expect(
             failure.report
-                == "settingsctl: nothing was loaded:\n  network.\\u001b[2Jx: no such key\n"
-                + "  network.proxy.host: invalid value 'a\\u001b[31mRED\\u0000b\\u009b'"
+                == "settingsctl: nothing was loaded:\n  network.\\u{1b}[2Jx: no such key\n"
+                + "  network.proxy.host: invalid value 'a\\u{1b}[31mRED\\u{0}b\\u{9b}'\n"
+                + "  m\\u{202e}: no such module"
         )
+        // A value is shown on one line, whatever it holds.
+        let value = CLIFailure(SettingsErrorViewModel.invalidValue(key: "k.s.t", value: "a\nb\u{FEFF}", reason: "bad"))
+        #expect(value.report == "settingsctl: invalid value 'a\\nb\\u{feff}' for k.s.t: bad")
     }
 
     @Test("--help lists every exit status and the examples")

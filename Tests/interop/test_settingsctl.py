@@ -340,3 +340,48 @@ def test_permission_denied_error_over_varlink(daemon):
     assert reply["parameters"]["module"] == "network"
     assert reply["parameters"]["uid"] == 65534
     assert reply["parameters"]["reason"]
+
+
+def run_on_a_pty(args, columns):
+    """Runs settingsctl with standard output on a new pseudo-terminal of `columns` columns (0: one nobody sized,
+    as `script` makes); returns its exit status and what it wrote there."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    environment = dict(os.environ)
+    environment.pop("COLUMNS", None)
+    try:
+        process = subprocess.Popen([support.executable("settingsctl"), *args], stdout=terminal,
+                                   stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=environment)
+        os.close(terminal)
+        terminal = None
+        output = b""
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # EIO: the terminal's last writer is gone
+                break
+            if not chunk:
+                break
+            output += chunk
+        return process.wait(timeout=support.CLI_TIMEOUT), output.decode()
+    finally:
+        if terminal is not None:
+            os.close(terminal)
+        os.close(controller)
+
+
+@pytest.mark.parametrize("columns", [80, 0])
+def test_get_on_a_terminal_escapes_what_it_would_act_on_also_with_no_width(daemon, columns):
+    key = "network.proxy.autoconfig-url"
+    value = "\ufeffab\u200fc\u202ed"
+    check(daemon.ctl("set", key, "--", value), OK)
+    status, output = run_on_a_pty(["--socket", daemon.socket_path, "get", key], columns)
+    assert status == OK
+    assert output.replace("\r\n", "\n") == "\\u{feff}ab\\u{200f}c\\u{202e}d\n"
+    # Through a pipe, the value as it is.
+    assert check(daemon.ctl("get", key), OK).stdout == value + "\n"

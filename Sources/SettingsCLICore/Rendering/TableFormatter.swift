@@ -162,6 +162,15 @@ package struct TableFormatter: Sendable {
         return result
     }
 
+    /// `text` with what a terminal would act on shown escaped, as ``printable(_:)`` does, but its line breaks and
+    /// tabs kept: for text of several lines (a message, a value that `get` prints on a terminal).
+    package static func printableKeepingLineBreaks(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { Self.printable(String($0)) }
+                .joined(separator: "\t")
+        }.joined(separator: "\n")
+    }
+
     /// Whether a terminal acts on `scalar` rather than showing it: a control character (C0, DEL, C1, the line and
     /// paragraph separators), or an invisible one that reorders or hides the text around it: the bidirectional
     /// marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order

@@ -15,16 +15,18 @@ package struct TextStyle: Sendable, Hashable {
 
     /// Whether escape sequences are written at all.
     package var isEnabled: Bool
-    /// The width of the terminal, in columns, that tables must fit; `nil` for pipes and files (no limit).
+    /// The width of the terminal, in columns, that tables must fit; `nil` for pipes and files, and for a terminal
+    /// that does not report one (no limit).
     package var columns: Int?
+    /// Whether the output goes to a terminal (text that a terminal would act on is then shown escaped); by default,
+    /// whether there is a width.
+    package var isTerminal: Bool
 
-    package init(isEnabled: Bool, columns: Int? = nil) {
+    package init(isEnabled: Bool, columns: Int? = nil, isTerminal: Bool? = nil) {
         self.isEnabled = isEnabled
         self.columns = columns
+        self.isTerminal = isTerminal ?? (columns != nil)
     }
-
-    /// Whether the output goes to a terminal: only a terminal has a width (``columns``).
-    package var isTerminal: Bool { self.columns != nil }
 
     /// No escape sequences, no width: for pipes, files and tests.
     package static let plain = TextStyle(isEnabled: false)
@@ -41,7 +43,8 @@ package struct TextStyle: Sendable, Hashable {
                 ProcessEnvironment.value("COLUMNS").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
                 ?? ProcessEnvironment.terminalColumns(1)
         }
-        return TextStyle(isEnabled: !noColor && !dumb && terminal, columns: columns)
+        // A terminal that reports no width (a pty nobody sized, as `script` makes) is a terminal all the same.
+        return TextStyle(isEnabled: !noColor && !dumb && terminal, columns: columns, isTerminal: terminal)
     }
 
     /// `text` with `emphasis`, or `text` itself when the style is off or the text is empty.

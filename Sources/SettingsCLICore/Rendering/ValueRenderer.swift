@@ -19,10 +19,6 @@ package enum ValueRenderer {
     /// `text` as `get` prints it with `style`: as it is, or on a terminal with its control characters but line
     /// breaks and tabs escaped.
     package static func shown(_ text: String, style: TextStyle) -> String {
-        guard style.isTerminal else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.split(separator: "\t", omittingEmptySubsequences: false).map { TableFormatter.printable(String($0)) }
-                .joined(separator: "\t")
-        }.joined(separator: "\n")
+        style.isTerminal ? TableFormatter.printableKeepingLineBreaks(text) : text
     }
 }
