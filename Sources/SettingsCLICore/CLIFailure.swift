@@ -141,6 +141,9 @@ extension CLIFailure {
         return "\(TableFormatter.printable(String(value.prefix(Self.shownValueLength))))… (\(value.utf8.count) bytes)"
     }
 
+    /// The module a `PermissionDenied` names when the call refused was a sync, which changes no one module.
+    static let syncModule = "*"
+
     /// The failure for an error the daemon declares: its exit status, and a message with a hint of what to run next.
     package init(_ error: SettingsErrorViewModel) {
         let message =
@@ -150,6 +153,8 @@ extension CLIFailure {
             case .invalidValue(let key, let value, let reason):
                 "invalid value '\(Self.shown(value))' for \(key): \(reason)"
             case .keyLocked(let key, let source): "\(key) is locked by \(source); local changes are refused"
+            case .permissionDenied(let module, let uid, let reason) where module == Self.syncModule:
+                "permission denied: uid \(uid) may not start a sync: \(reason)"
             case .permissionDenied(let module, let uid, let reason):
                 "permission denied: uid \(uid) may not change module '\(module)': \(reason)"
             case .storageFailure(let module, let reason):

@@ -140,6 +140,8 @@ public struct Daemon: Sendable {
                         )
                         router.replace(presenters: schemas.map(builder.build(schema:)))
                         await builder.adopt(schemas: schemas, previous: previous)
+                        // A cached remote value the new schemas reject is no longer in force: status says so.
+                        await sync.interactor.refresh()
                         schemaTracker.keep(catalog.currentSources)
                     } catch {
                         schemasReloaded = false

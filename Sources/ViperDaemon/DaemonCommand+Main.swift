@@ -2,6 +2,12 @@ import ArgumentParser
 import Foundation
 
 extension DaemonCommand {
+    /// `--help` as printed for a terminal `columns` wide: the help, each line too long wrapped under the text of its
+    /// row (ArgumentParser would start continuation lines at column 0).
+    public static func help(columns: Int) -> String {
+        HelpLayout.reflow(Self.helpMessage(columns: 10_000), columns: max(columns, 20))
+    }
+
     /// Parses the process's arguments and runs the daemon; exits 2 on a usage error, 1 on a failure.
     public static func start() async {
         do {
@@ -13,6 +19,12 @@ extension DaemonCommand {
             }
         } catch {
             let code = Self.exitCode(for: error)
+            if code == .success && Self.fullMessage(for: error) == Self.helpMessage() {
+                // --help, laid out here so that the tables keep their columns on a narrow terminal.
+                let columns = HelpLayout.terminalWidth(environment: ProcessInfo.processInfo.environment)
+                print(Self.help(columns: columns))
+                Self.exit(withError: ExitCode.success)
+            }
             guard code == .validationFailure else { Self.exit(withError: error) }
             // ArgumentParser prints nothing for an ExitCode: print the usage error ourselves, then exit 2.
             let message = Self.fullMessage(for: error)

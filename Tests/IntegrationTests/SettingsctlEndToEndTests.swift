@@ -1,6 +1,7 @@
 import Foundation
 import SettingsAPI
 import Testing
+import ViperTestSupport
 
 /// The user's path from the README: the real daemon and the real settingsctl over a real socket.
 @Suite("settingsctl against viper-settingsd", .serialized)
@@ -187,6 +188,45 @@ struct SettingsctlEndToEndTests {
         let status = try JSONValue(parsing: daemon.ctl(["--json", "status"]).stdout)
         #expect(status["sync"]?["recommendedInForce"] == 1, "\(status)")
         #expect(status["sync"]?["mandatoryInForce"] == 0, "the rejected value is not in force: \(status)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a reload that narrows a key: its fleet value no longer counts in force, status and explain say why")
+    func reloadNarrowsAFleetValue() throws {
+        let fleet = try FleetDocumentServer(
+            document: #"{"revision": "r1", "modules": {"network": {"mandatory": {"proxy.port": 8080}}}}"#
+        )
+        let daemon = try DaemonHarness()
+        let modules = daemon.root.appendingPathComponent("modules")
+        try FileManager.default.copyItem(
+            at: DaemonHarness.packageRoot.appendingPathComponent("config/modules"),
+            to: modules
+        )
+        let file = daemon.root.appendingPathComponent("viper-settingsd.conf")
+        try "modules-dir = \(modules.path)\n".write(to: file, atomically: true, encoding: .utf8)
+        let notify = try NotifySocket(directory: daemon.root)
+        try daemon.start(
+            extraArguments: ["--config", file.path, "--remote", fleet.url],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
+        _ = try #require(notify.wait(for: "READY=1"), "no READY=1; log:\n\(daemon.log)")
+        let deadline = Date().addingTimeInterval(60)
+        while daemon.ctl(["get", "network.proxy.port"]).stdout != "8080\n" {
+            try #require(Date() < deadline, "the remote values did not arrive; log:\n\(daemon.log)")
+            usleep(50_000)
+        }
+        let schema = modules.appendingPathComponent("network.json")
+        let narrowed = try String(contentsOf: schema, encoding: .utf8)
+            .replacingOccurrences(of: #""range": [1, 65535]"#, with: #""range": [1, 5000]"#)
+        try narrowed.write(to: schema, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        _ = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
+        let status = try JSONValue(parsing: daemon.ctl(["--json", "status"]).stdout)
+        #expect(status["sync"]?["mandatoryInForce"] == 0, "\(status)")
+        #expect(status["sync"]?["rejected"] == ["network.proxy.port: must be within 1..5000 (mandatory)"], "\(status)")
+        let explain = daemon.ctl(["explain", "network.proxy.port"])
+        #expect(explain.stdout.contains("fleet value rejected by the schema: must be within 1..5000"), "\(explain)")
+        #expect(daemon.ctl(["set", "network.proxy.port", "500"]).status == 0, "the lock is lifted")
         #expect(daemon.stop() == 0)
     }
 

@@ -46,6 +46,17 @@ struct SettingsCtlTests {
         #expect(SettingsCtl.message(for: CLIFailure(.unreachable, "gone")) == "settingsctl: gone")
     }
 
+    @Test("a refused sync says so plainly, not 'may not change module *'; a refused write names its module")
+    func permissionDenied() {
+        let sync = CLIFailure(
+            SettingsErrorViewModel.permissionDenied(module: "*", uid: 65534, reason: "only root and the writers may")
+        )
+        #expect(sync.status == .permissionDenied)
+        #expect(sync.message == "permission denied: uid 65534 may not start a sync: only root and the writers may")
+        let write = CLIFailure(SettingsErrorViewModel.permissionDenied(module: "network", uid: 1001, reason: "no"))
+        #expect(write.message == "permission denied: uid 1001 may not change module 'network': no")
+    }
+
     @Test("a connection refused over a limit is a sentence naming the limit, with exit 3, not the raw error")
     func tooManyConnections() {
         let perUID = CLIFailure(

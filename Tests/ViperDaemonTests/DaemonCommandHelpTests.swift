@@ -29,4 +29,35 @@ struct DaemonCommandHelpTests {
         #expect(Self.help.contains("  SIGHUP           reload the schemas and the configuration keys a"))
         #expect(Self.help.contains("reload applies: \(keys);"))
     }
+
+    @Test(
+        "on a narrow terminal, wrapped rows of the tables start under their text, not at column 0",
+        arguments: [40, 60]
+    )
+    func narrowTerminal(columns: Int) throws {
+        let lines = DaemonCommand.help(columns: columns).split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines where line.count > columns {
+            #expect(!line.dropFirst(columns).contains(" "), "only a word longer than the line may overflow: \(line)")
+        }
+        let exit = try #require(lines.firstIndex(of: "Exit status:"))
+        let rows = lines[(exit + 1)...].prefix { !$0.isEmpty }
+        #expect(rows.count > 5, "the rows were wrapped")
+        for row in rows {
+            #expect(
+                row.hasPrefix("  0  ") || row.hasPrefix("  1  ") || row.hasPrefix("  2  ") || row.hasPrefix("     ")
+            )
+        }
+        let signals = try #require(lines.firstIndex(of: "Signals:"))
+        for row in lines[(signals + 1)...].prefix(while: { !$0.isEmpty }) {
+            #expect(row.hasPrefix("  SIG") || row.hasPrefix(String(repeating: " ", count: 19)), "\(row)")
+        }
+    }
+
+    @Test("at 80 columns, no line is longer and the hand-laid tables are kept as written")
+    func wideTerminal() {
+        let help = DaemonCommand.help(columns: 80)
+        #expect(help.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        #expect(help.contains("Exit status:\n  0  stopped gracefully (SIGTERM, SIGINT).\n  1  a failure:"))
+        #expect(help.contains("  SIGHUP           reload the schemas and the configuration keys a\n"))
+    }
 }

@@ -89,6 +89,80 @@ struct SyncInteractorTests {
         #expect(rejected.contains { $0.hasPrefix("network.proxy.x: no such key") })
     }
 
+    @Test(
+        "a reload that narrows a key: its cached fleet value is not counted in force and is listed as rejected, why"
+    )
+    func reloadNarrowsAKey() async throws {
+        let schemas = Mutex([Fixtures.network])
+        let interactor = SyncInteractor(
+            source: nil,
+            recorder: self.recorder,
+            schemas: { schemas.withLock { $0 } },
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        await interactor.apply(self.snapshot(recommended: ["proxy.mode": "auto"], mandatory: ["proxy.port": 8080]))
+        #expect(self.recorder.snapshot.mandatoryInForce == 1)
+        #expect(self.recorder.snapshot.rejected.isEmpty)
+        // The reload: the port now takes 1...5000.
+        let narrowed = Fixtures.networkJSON.serialized().replacing("65535", with: "5000")
+        schemas.withLock { $0 = [try! ModuleSchema(json: try! JSONValue(parsing: narrowed))] }
+        await interactor.refresh()
+        #expect(self.recorder.snapshot.mandatoryInForce == 0)
+        #expect(self.recorder.snapshot.recommendedInForce == 1)
+        #expect(
+            self.recorder.snapshot.rejected == [
+                "network.proxy.port: must be within 1..5000 (mandatory)"
+            ],
+            "the document still sends 8080: told once, as the source sent it"
+        )
+        // A restart: no snapshot yet, only the cache on disk.
+        let restarted = SyncInteractor(
+            source: nil,
+            recorder: self.recorder,
+            schemas: { schemas.withLock { $0 } },
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        self.recorder.rejected([])
+        await restarted.restoreRevision()
+        #expect(
+            self.recorder.snapshot.rejected == [
+                "network.proxy.port: cached value 8080 no longer fits the schema (must be within 1..5000); ignored "
+                    + "(mandatory)"
+            ]
+        )
+        #expect(self.recorder.snapshot.mandatoryInForce == 0)
+        // The schema widened again: the cached value is in force again, nothing is rejected.
+        schemas.withLock { $0 = [Fixtures.network] }
+        await restarted.refresh()
+        #expect(self.recorder.snapshot.mandatoryInForce == 1)
+        #expect(self.recorder.snapshot.rejected.isEmpty)
+    }
+
+    @Test("status lists rejected values sorted by module and key, the same at every run")
+    func rejectedSorted() async throws {
+        let interactor = self.interactor
+        var many: [String: JSONValue] = [:]
+        for index in 0..<30 { many["proxy.unknown\(index)"] = 1 }
+        many["dns.timeout"] = 99
+        await interactor.apply(
+            RemoteSnapshot(
+                revision: "r1",
+                modules: ["network": RemoteModuleValues(recommended: many), "zeta": .init(), "alpha": .init()],
+                rejected: [RemoteRejection(module: "network", key: "viper/network/bogus/a.b", reason: "bad layer")]
+            )
+        )
+        let rejected = self.recorder.snapshot.rejected
+        #expect(rejected.count == 34)
+        #expect(rejected.first == "alpha: no such module")
+        #expect(rejected.last == "zeta: no such module")
+        #expect(rejected[1].hasPrefix("network.dns.timeout: must be within "))
+        #expect(rejected == rejected.sorted { $0.split(separator: ":")[0] < $1.split(separator: ":")[0] })
+    }
+
     @Test("a rejected remote value is logged once, not with every document that still carries it; many are summed up")
     func rejectionsLoggedOnce() async throws {
         let lines = LogRecorder()

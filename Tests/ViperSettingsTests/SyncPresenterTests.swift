@@ -82,6 +82,6 @@ struct SyncPresenterTests {
             return
         }
         #expect(module == "*" && uid == 1001)
-        #expect(reason.contains("writers of a module may sync"))
+        #expect(reason == "only root and the writers of a module (writers in its schema) may")
     }
 }

@@ -70,9 +70,37 @@ struct EtcdRemoteSourceTests {
                 "display": RemoteModuleValues(recommended: ["night.enabled": true]),
             ]
         )
+        // Skipped keys travel with the snapshot, as written in etcd, for `status` to list.
+        #expect(
+            snapshot.rejected.map(\.key) == [
+                "viper/network/other/proxy.mode", "viper/network/recommended/noitem",
+                "viper/network/recommended/proxy.bad", "viper/toplevel",
+            ]
+        )
         #expect(status.snapshot.state == .ok)
         #expect(status.snapshot.revision == String(revision))
         #expect(status.snapshot.nextAttempt == nil)
+    }
+
+    @Test func aValueThatStopsBeingJSONDropsTheKeyAndSaysSo() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        try await cluster.start()
+        let client = EtcdTestClient(ports: cluster.clientPorts)
+        try await client.put("viper/network/mandatory/proxy.port", "8080")
+        let source = try Self.source(cluster.url(prefix: "viper"))
+        let log = EtcdSnapshotLog()
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: log, status: status) {
+            _ = try await log.wait("the initial range") { $0.modules["network"]?.mandatory["proxy.port"] == 8080 }
+            try await client.put("viper/network/mandatory/proxy.port", "garbage")
+            let broken = try await log.wait("the garbage") { !$0.rejected.isEmpty }
+            #expect(broken.modules["network"]?.mandatory["proxy.port"] == nil, "the old value is not kept silently")
+            #expect(broken.rejected.map(\.key) == ["viper/network/mandatory/proxy.port"])
+            #expect(broken.rejected.first?.reason.hasSuffix("the key sets no value until it holds JSON") == true)
+            try await client.put("viper/network/mandatory/proxy.port", "3128")
+            let fixed = try await log.wait("the fix") { $0.modules["network"]?.mandatory["proxy.port"] == 3128 }
+            #expect(fixed.rejected.isEmpty)
+        }
     }
 
     @Test func putAndDeleteArriveThroughTheWatch() async throws {

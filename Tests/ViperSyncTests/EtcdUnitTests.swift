@@ -90,12 +90,36 @@ struct EtcdUnitTests {
                 "net": RemoteModuleValues(recommended: ["proxy.mode": "auto"], mandatory: ["proxy.port": 8080])
             ]
         )
-        // A value that is not JSON is skipped; the key's last known good value stays in force.
+        // A value that is not JSON is skipped, and drops what the key held: etcd no longer holds a usable value.
         #expect(keys.put(key: Array("viper/net/mandatory/proxy.port".utf8), value: Array("bad".utf8)) != nil)
-        #expect(keys.snapshot.modules["net"]?.mandatory == ["proxy.port": 8080])
+        #expect(keys.snapshot.modules["net"]?.mandatory == [:])
         keys.delete(key: Array("viper/net/mandatory/proxy.port".utf8))
         keys.delete(key: Array("viper/net/recommended/proxy.mode".utf8))
         keys.advance(to: 9)
-        #expect(keys.snapshot == RemoteSnapshot(revision: "9", modules: [:]))
+        #expect(keys.snapshot.modules.isEmpty)
+    }
+
+    @Test("skipped keys travel with the snapshot, as written in etcd, sorted by module and key, with the reason")
+    func skippedKeysInSnapshot() throws {
+        var keys = EtcdKeySpace(prefix: "viper")
+        keys.replaceAll(
+            with: [
+                (Array("viper/network/bogus/a.b".utf8), Array("1".utf8)),
+                (Array("viper/audio/mandatory/volume.level".utf8), Array("garbage".utf8)),
+                (Array("viper/network/mandatory/proxy.port".utf8), Array("8080".utf8)),
+            ],
+            revision: 3
+        )
+        let rejected = keys.snapshot.rejected
+        #expect(rejected.map(\.key) == ["viper/audio/mandatory/volume.level", "viper/network/bogus/a.b"])
+        #expect(rejected.map(\.module) == ["audio", "network"])
+        let garbage = try #require(rejected.first)
+        #expect(garbage.description.hasPrefix("viper/audio/mandatory/volume.level: the value is not JSON ("))
+        #expect(garbage.reason.hasSuffix("; the key sets no value until it holds JSON"))
+        #expect(rejected[1].reason.contains("neither 'recommended' nor 'mandatory'"))
+        // Deleting or fixing a key takes its rejection away.
+        keys.delete(key: Array("viper/network/bogus/a.b".utf8))
+        keys.put(key: Array("viper/audio/mandatory/volume.level".utf8), value: Array("5".utf8))
+        #expect(keys.snapshot.rejected.isEmpty)
     }
 }

@@ -50,6 +50,7 @@ struct HTTPDocumentParserTests {
         arguments: [
             ("[]", "$ must be an object, not array"),
             (#"{"revision": 42, "modules": {}}"#, "$.revision must be a non-empty string, not integer"),
+            (#"{"revision": "", "modules": {}}"#, "$.revision must be a non-empty string, not an empty one"),
             (#"{"revision": "r1"}"#, "$.modules is missing"),
             (#"{"modules": []}"#, "$.modules must be an object, not array"),
             (#"{"modules": {"network": 1}}"#, "$.modules.network must be an object, not integer"),

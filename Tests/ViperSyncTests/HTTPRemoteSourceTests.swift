@@ -211,6 +211,58 @@ struct HTTPRemoteSourceTests {
         }
     }
 
+    @Test("a redirect is followed to the document; the URL the source names is kept for the next fetch")
+    func redirectFollowed() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/to-fleet")) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.map(\.revision) == ["r1"])
+            #expect(harness.status.snapshot.state == .ok)
+        }
+    }
+
+    @Test(
+        "a redirect that cannot be followed says why in words, naming the URL contacted",
+        arguments: [
+            (
+                "/loop-a",
+                "redirect cycle: {base}/loop-b (redirected from {url}) redirected to {base}/loop-a, fetched before"
+            ),
+            ("/hop/0", "too many redirects: {url} was redirected more than 5 times"),
+            ("/to-file", "invalid redirect target: {url} redirected to 'file:///etc/passwd', not an http(s) URL"),
+        ]
+    )
+    func redirectFailures(path: String, expected: String) async throws {
+        let nginx = try await NginxServer()
+        let url = nginx.baseURL + path
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            #expect(harness.status.snapshot.state == .failing)
+            let error = try #require(harness.status.snapshot.lastError)
+            let wanted = expected.replacing("{base}", with: nginx.baseURL).replacing("{url}", with: url)
+            #expect(error.hasPrefix(wanted), "\(error)")
+            #expect(!error.contains("HTTPClientError"), "\(error)")
+        }
+    }
+
+    @Test("a redirect to a host that refuses names that host's URL, not only the source's")
+    func redirectToRefusingHost() async throws {
+        let nginx = try await NginxServer()
+        let refusing = try LoopbackPort(listening: false)
+        let url = "\(nginx.baseURL)/to-port/\(refusing.port)"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            await source.syncNow()
+            #expect(
+                harness.status.snapshot.lastError
+                    == "fetching http://127.0.0.1:\(refusing.port)/fleet.json (redirected from \(url)) failed: "
+                    + "connection refused: nothing listens there (is the server up?)"
+            )
+        }
+        withExtendedLifetime(refusing) {}
+    }
+
     @Test("HTTP 500 is a failure naming the status and URL")
     func serverError() async throws {
         let nginx = try await NginxServer()

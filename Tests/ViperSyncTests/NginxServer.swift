@@ -115,6 +115,12 @@ final class NginxServer {
                     root \(root);
                     location = /500 { return 500; }
                     location = /304 { return 304; }
+                    location = /loop-a { return 302 /loop-b; }
+                    location = /loop-b { return 302 /loop-a; }
+                    location ~ ^/hop/(.*)$ { return 302 /hop/$1x; }
+                    location = /to-file { return 302 file:///etc/passwd; }
+                    location ~ ^/to-port/([0-9]+)$ { return 302 http://127.0.0.1:$1/fleet.json; }
+                    location = /to-fleet { return 301 /fleet.json; }
                     location /secure/ {
                         if ($http_authorization != "Bearer s3cret") { return 401; }
                     }

@@ -7,10 +7,14 @@ public struct RemoteSnapshot: Sendable, Hashable {
     public var revision: String
     /// Values by module name.
     public var modules: [String: RemoteModuleValues]
+    /// What the source holds but could not turn into values (an etcd key outside the layout, a value that is not
+    /// JSON): listed with the values the schemas reject.
+    public var rejected: [RemoteRejection]
 
-    public init(revision: String, modules: [String: RemoteModuleValues]) {
+    public init(revision: String, modules: [String: RemoteModuleValues], rejected: [RemoteRejection] = []) {
         self.revision = revision
         self.modules = modules
+        self.rejected = rejected
     }
 }
 

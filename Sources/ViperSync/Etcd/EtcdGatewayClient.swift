@@ -43,7 +43,7 @@ struct EtcdGatewayClient: Sendable {
         )
         let document = try Self.parse(Array(buffer: bytes), what: "range response")
         guard response.status == .ok else {
-            throw RemoteSyncError.attempt("range: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
+            throw Self.failure("range", status: response.status.code, message: Self.gatewayMessage(document))
         }
         guard let revision = Self.int64(document["header"]?["revision"]) else {
             throw RemoteSyncError.attempt("range: the response has no header revision")
@@ -84,7 +84,7 @@ struct EtcdGatewayClient: Sendable {
         )
         let document = try Self.parse(Array(buffer: bytes), what: "probe response")
         guard response.status == .ok else {
-            throw RemoteSyncError.attempt("probe: HTTP \(response.status.code): \(Self.gatewayMessage(document))")
+            throw Self.failure("probe", status: response.status.code, message: Self.gatewayMessage(document))
         }
         guard let revision = Self.int64(document["header"]?["revision"]) else {
             throw RemoteSyncError.attempt("probe: the response has no header revision")
@@ -119,7 +119,7 @@ struct EtcdGatewayClient: Sendable {
         guard response.status == .ok else {
             let bytes = try await response.body.collect(upTo: 1 << 16)
             let message = (try? Self.parse(Array(buffer: bytes), what: "watch error")).map(Self.gatewayMessage) ?? ""
-            throw RemoteSyncError.attempt("watch: HTTP \(response.status.code): \(message)")
+            throw Self.failure("watch", status: response.status.code, message: message)
         }
         var splitter = EtcdJSONStreamSplitter()
         for try await chunk in response.body {
@@ -196,6 +196,15 @@ struct EtcdGatewayClient: Sendable {
         } catch {
             throw RemoteSyncError.attempt("the \(what) is not JSON: \(error)")
         }
+    }
+
+    /// A gateway's error answer in words: one that says its connection to etcd is closing comes from a member that
+    /// is stopping ("HTTP 408: grpc: the client connection is closing", for as long as it takes to stop).
+    static func failure(_ what: String, status: UInt, message: String) -> RemoteSyncError {
+        if message.contains("the client connection is closing") || message.contains("transport is closing") {
+            return .attempt("\(what): the member is shutting down (HTTP \(status): \(message))")
+        }
+        return .attempt("\(what): HTTP \(status): \(message)")
     }
 
     /// The message of a gateway error document (`{"error": "…", "message": "…", "code": 2}`).

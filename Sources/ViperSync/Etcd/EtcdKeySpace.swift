@@ -5,7 +5,9 @@ public import ViperSettings
 /// and turned into a ``RemoteSnapshot``.
 ///
 /// Keys are `PREFIX/MODULE/recommended/SECTION.ITEM` and `PREFIX/MODULE/mandatory/SECTION.ITEM`, values JSON;
-/// anything else under the prefix is skipped with a reason (``rejected``).
+/// anything else under the prefix is skipped with a reason (``rejected``), which the snapshot carries so that
+/// `settingsctl status` lists it. A key whose value is not JSON sets no value: the value it held before is dropped
+/// too, as etcd holds it no more.
 public struct EtcdKeySpace: Sendable, Equatable {
     /// One key that fits the layout.
     private struct Entry: Sendable, Equatable {
@@ -43,8 +45,8 @@ public struct EtcdKeySpace: Sendable, Equatable {
         return skipped
     }
 
-    /// Stores `value` at `key`; returns `key: reason` when the key was skipped. A skipped value leaves the key's
-    /// last known good value in force.
+    /// Stores `value` at `key`; returns `key: reason` when the key was skipped. A skipped key sets no value: what
+    /// it held before is dropped.
     @discardableResult
     public mutating func put(key: [UInt8], value: [UInt8]) -> String? {
         let name = String(decoding: key, as: UTF8.self)
@@ -54,6 +56,7 @@ public struct EtcdKeySpace: Sendable, Equatable {
             self.entries[name] = entry
             return nil
         case .failure(let error):
+            self.entries[name] = nil
             self.rejected[name] = error.message
             return "\(name): \(error.message)"
         }
@@ -81,7 +84,17 @@ public struct EtcdKeySpace: Sendable, Equatable {
                 modules[entry.module, default: RemoteModuleValues()].recommended[entry.item] = entry.value
             }
         }
-        return RemoteSnapshot(revision: String(self.revision), modules: modules)
+        let rejected = self.rejected.map { key, reason in
+            RemoteRejection(module: self.module(of: key), key: key, reason: reason)
+        }
+        return RemoteSnapshot(revision: String(self.revision), modules: modules, rejected: rejected.sorted())
+    }
+
+    /// The module a key under the prefix names (its first component), empty for a key outside the prefix.
+    private func module(of key: String) -> String {
+        let head = self.prefix + "/"
+        guard key.hasPrefix(head) else { return "" }
+        return String(key.dropFirst(head.count).prefix { $0 != "/" })
     }
 
     /// Checks one key against the layout and parses its value.
@@ -110,7 +123,9 @@ public struct EtcdKeySpace: Sendable, Equatable {
         do {
             parsed = try JSONValue(parsing: value)
         } catch {
-            return .failure(RemoteSyncError.attempt("the value is not JSON (\(error))"))
+            return .failure(
+                RemoteSyncError.attempt("the value is not JSON (\(error)); the key sets no value until it holds JSON")
+            )
         }
         return .success(
             Entry(module: String(module), mandatory: layer == "mandatory", item: String(item), value: parsed)

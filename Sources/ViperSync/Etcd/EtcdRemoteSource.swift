@@ -302,14 +302,6 @@ public final class EtcdRemoteSource: RemoteSource {
 
     /// A one-line description of a failure.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .deadlineExceeded: return "no answer in time"
-            case .connectTimeout: return "connect timed out"
-            case .remoteConnectionClosed: return "the connection was closed"
-            default: return "\(error)"
-            }
-        }
-        return SocketErrorText.describe(error) ?? "\(error)"
+        SocketErrorText.describe(error) ?? "\(error)"
     }
 }

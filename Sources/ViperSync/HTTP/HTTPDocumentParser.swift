@@ -19,7 +19,8 @@ public enum HTTPDocumentParser {
         var revision = fallbackRevision
         if let value = root["revision"] {
             guard case .string(let text) = value, !text.isEmpty else {
-                throw RemoteSyncError.attempt("document: $.revision must be a non-empty string, not \(value.typeName)")
+                let actual = value == .string("") ? "an empty one" : value.typeName
+                throw RemoteSyncError.attempt("document: $.revision must be a non-empty string, not \(actual)")
             }
             revision = text
         }

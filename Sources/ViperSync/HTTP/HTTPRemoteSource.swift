@@ -64,7 +64,8 @@ public final class HTTPRemoteSource: RemoteSource {
             connect: .nanoseconds(HTTPUnixTime.nanoseconds(configuration.connectTimeout)),
             read: .nanoseconds(HTTPUnixTime.nanoseconds(configuration.readTimeout))
         )
-        clientConfiguration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        // The source follows redirects itself (``HTTPRedirect``), to name in every message the URL it contacted.
+        clientConfiguration.redirectConfiguration = .disallow
         // The source retries with its own backoff: a refused connection is a failure at once (and `status` says
         // so), not retried inside the client until the connect timeout.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
@@ -214,46 +215,49 @@ public final class HTTPRemoteSource: RemoteSource {
         return request
     }
 
-    /// Sends `request` and reads the answer; ends early, with a failure, when the task is cancelled.
-    private func exchange(_ request: HTTPClientRequest) async throws(RemoteSyncError) -> Fetched {
+    /// Sends `request` and reads the answer, following up to ``HTTPRedirect/limit`` redirects; ends early, with a
+    /// failure, when the task is cancelled. Messages name the URL contacted, and the source's URL when it was
+    /// redirected.
+    private func exchange(_ first: HTTPClientRequest) async throws(RemoteSyncError) -> Fetched {
         let configuration = self.configuration
-        let url = configuration.url
         let deadline = NIODeadline.now() + .nanoseconds(HTTPUnixTime.nanoseconds(configuration.requestTimeout))
-        do {
-            let response = try await self.httpClient.execute(request, deadline: deadline, logger: self.logger)
-            // A document that can lock keys must come over TLS all the way: a redirect to plain HTTP is refused.
-            if url.lowercased().hasPrefix("https:"),
-                let plain = response.history.first(where: { $0.request.url.lowercased().hasPrefix("http:") })
-            {
-                throw RemoteSyncError.attempt(
-                    "\(url) redirected to \(plain.request.url), plain HTTP: refused (the document must come over TLS)"
-                )
+        var redirect = HTTPRedirect(source: configuration.url)
+        var request = first
+        while true {
+            let url = redirect.contacted
+            do {
+                let response = try await self.httpClient.execute(request, deadline: deadline, logger: self.logger)
+                if HTTPRedirect.isRedirect(response.status.code) {
+                    request = try redirect.follow(response, from: request)
+                    continue
+                }
+                switch response.status.code {
+                case 304 where request.headers.contains(name: "If-None-Match"):
+                    return .notModified
+                case 304:
+                    // Not modified since what? Nothing was asked conditionally: a broken server or proxy, not a
+                    // success.
+                    throw RemoteSyncError.attempt(
+                        "HTTP 304 (not modified) from \(url) to a request that was not conditional"
+                    )
+                case 200:
+                    let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
+                    let etag = response.headers.first(name: "ETag")
+                    let fallback = etag ?? "sha:\(Self.fingerprint(bytes))"
+                    let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback)
+                    return .document(snapshot, etag: etag)
+                default:
+                    throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)")
+                }
+            } catch let error as RemoteSyncError {
+                throw error
+            } catch let error as HTTPClientError {
+                throw Self.describe(error, url: url, configuration: configuration)
+            } catch is CancellationError {
+                throw RemoteSyncError.attempt("cancelled")
+            } catch {
+                throw Self.describe(other: error, url: url)
             }
-            switch response.status.code {
-            case 304 where request.headers.contains(name: "If-None-Match"):
-                return .notModified
-            case 304:
-                // Not modified since what? Nothing was asked conditionally: a broken server or proxy, not a success.
-                throw RemoteSyncError.attempt(
-                    "HTTP 304 (not modified) from \(url) to a request that was not conditional"
-                )
-            case 200:
-                let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
-                let etag = response.headers.first(name: "ETag")
-                let fallback = etag ?? "sha:\(Self.fingerprint(bytes))"
-                let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback)
-                return .document(snapshot, etag: etag)
-            default:
-                throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)")
-            }
-        } catch let error as RemoteSyncError {
-            throw error
-        } catch let error as HTTPClientError {
-            throw Self.describe(error, url: url, configuration: configuration)
-        } catch is CancellationError {
-            throw RemoteSyncError.attempt("cancelled")
-        } catch {
-            throw Self.describe(other: error, url: url)
         }
     }
 
@@ -288,7 +292,7 @@ public final class HTTPRemoteSource: RemoteSource {
             let total = HTTPUnixTime.describe(configuration.requestTimeout)
             return RemoteSyncError.attempt("timeout: no complete response from \(url) within \(total) (remote-timeout)")
         default:
-            return RemoteSyncError.attempt("fetching \(url) failed: \(error)")
+            return RemoteSyncError.attempt("fetching \(url) failed: \(SocketErrorText.describe(error) ?? "\(error)")")
         }
     }
 

@@ -84,7 +84,7 @@ public enum SettingsFormatter {
             return .permissionDenied(
                 module: "*",
                 uid: Int64(uid),
-                reason: "only root and the writers of a module may sync with the remote source"
+                reason: "only root and the writers of a module (writers in its schema) may"
             )
         }
     }

@@ -8,29 +8,26 @@ import Synchronization
 extension SyncInteractor {
     /// Applies a snapshot to every module served; modules the snapshot does not name lose their remote values.
     public func apply(_ snapshot: RemoteSnapshot) async {
-        var rejected: [String] = []
-        let schemas = self.schemas()
-        let known = Set(schemas.map(\.name))
-        for module in snapshot.modules.keys.sorted() where !known.contains(module) {
-            rejected.append("\(module): no such module")
-        }
-        for schema in schemas {
+        var notStored: [RemoteRejection] = []
+        for schema in self.schemas() {
             let raw = snapshot.modules[schema.name] ?? RemoteModuleValues()
             do {
-                rejected += try await self.apply(raw, to: schema, revision: snapshot.revision)
+                try await self.apply(raw, to: schema, revision: snapshot.revision)
             } catch {
                 self.logger.error(
                     "could not store remote values",
                     metadata: ["module": "\(schema.name)", "error": "\(error)"]
                 )
-                rejected.append("\(schema.name): not stored: \(error)")
+                notStored.append(RemoteRejection(module: schema.name, key: schema.name, reason: "not stored: \(error)"))
             }
         }
+        self.lastApplied.withLock { $0 = (snapshot, notStored) }
         // Logged when first rejected, not again with every document or event that still carries it (a poll every
         // few seconds, an etcd event per key), and at most `rejectionLogLimit` lines at once: the remote decides
         // how many there are. `settingsctl status` lists them all.
         let before = Set(self.recorder.snapshot.rejected)
-        let new = rejected.filter { !before.contains($0) }
+        await self.refresh()
+        let new = self.recorder.snapshot.rejected.filter { !before.contains($0) }
         for entry in new.prefix(Self.rejectionLogLimit) {
             self.logger.warning("remote value rejected: \(entry)", metadata: ["revision": "\(snapshot.revision)"])
         }
@@ -40,8 +37,6 @@ extension SyncInteractor {
                 metadata: ["revision": "\(snapshot.revision)"]
             )
         }
-        self.recorder.rejected(rejected)
-        await self.countValuesInForce()
     }
 
     /// The most rejected remote values logged one by one for one document.
@@ -51,26 +46,10 @@ extension SyncInteractor {
         _ raw: RemoteModuleValues,
         to schema: ModuleSchema,
         revision remoteRevision: String
-    ) async throws -> [String] {
-        var rejected: [String] = []
-        func checked(_ values: [String: JSONValue], layer: String) -> [String: SettingValue?] {
-            var result: [String: SettingValue?] = [:]
-            for (path, json) in values {
-                guard let item = schema.item(at: path) else {
-                    rejected.append("\(schema.name).\(path): no such key (\(layer))")
-                    continue
-                }
-                do {
-                    result[path] = try item.type.value(fromJSON: json)
-                } catch {
-                    rejected.append("\(schema.name).\(path): \(error.reason) (\(layer))")
-                    result[path] = .some(nil)  // keep the last known good value of this key
-                }
-            }
-            return result
-        }
-        let recommended = checked(raw.recommended, layer: "recommended")
-        let mandatory = checked(raw.mandatory, layer: "mandatory")
+    ) async throws {
+        let checked = Self.checked(raw, against: schema)
+        let recommended = checked.recommended
+        let mandatory = checked.mandatory
         let (before, after) = try await self.repository.updateRemote(module: schema.name) { state in
             func merged(_ incoming: [String: SettingValue?], previous: [String: SettingValue]) -> [String: SettingValue]
             {
@@ -103,7 +82,6 @@ extension SyncInteractor {
             )
         }
         self.audit(schema: schema, before: before, after: after)
-        return rejected
     }
 
     private static func resolved(_ schema: ModuleSchema, _ state: ModuleState) -> [ResolvedSetting] {

@@ -20,6 +20,9 @@ public final class SyncInteractor: SyncInteractorProtocol {
     let recorder: SyncStatusRecorder
     let logger: Logger
     let changes = Mutex<(sequence: Int, keys: [(Int, String)])>((0, []))
+    /// The last snapshot applied, and the modules whose remote values could not be stored then, for the rejected
+    /// values that ``refresh()`` lists.
+    let lastApplied = Mutex<(snapshot: RemoteSnapshot, notStored: [RemoteRejection])?>(nil)
     private let source: (any RemoteSource)?
     private let accounts: any AccountDirectory
     private let minimumInterval: Duration
@@ -112,7 +115,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
     /// Records the source's revision of the remote values cached on disk, so that `status` and `explain` name it
     /// after a restart, before the source answers.
     public func restoreRevision() async {
-        await self.countValuesInForce()
+        await self.refresh()
         var revisions: [(revision: String, hasValues: Bool)] = []
         for schema in self.schemas() {
             guard let state = try? await self.repository.state(of: schema.name), let revision = state.remoteRevision
@@ -123,18 +126,6 @@ public final class SyncInteractor: SyncInteractorProtocol {
         if let revision = (revisions.first { $0.hasValues } ?? revisions.first)?.revision {
             self.recorder.restored(revision: revision)
         }
-    }
-
-    /// Records how many remote values are in force per layer, so that `status` shows a source that names no key.
-    func countValuesInForce() async {
-        var recommended = 0
-        var mandatory = 0
-        for schema in self.schemas() {
-            guard let state = try? await self.repository.state(of: schema.name) else { continue }
-            recommended += state.recommended.count
-            mandatory += state.mandatory.count
-        }
-        self.recorder.inForce(recommended: recommended, mandatory: mandatory)
     }
 
     /// A mark to ask later which keys changed after it.

@@ -1,0 +1,37 @@
+public import SettingsAPI
+
+/// A remote value the daemon does not use, and why: a value its schema rejects (as the source sent it, or as it is
+/// cached since a schema reload narrowed the key), a key or module no schema has, or a key the source holds that
+/// does not fit its layout. `settingsctl status` lists them, sorted by module and key; `explain` shows those of a
+/// key.
+public struct RemoteRejection: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The module the value is for, as far as the key says.
+    public var module: String
+    /// `module.section.item`, the module name alone, or the key as the source wrote it (an etcd key that does not
+    /// fit the layout).
+    public var key: String
+    /// Why, e.g. "must be within 1..1000".
+    public var reason: String
+    /// The layer the value was for, when known.
+    public var layer: LayerName?
+
+    /// Creates a rejection of the value at `key` (in `module`, for `layer`) because of `reason`.
+    public init(module: String, key: String, reason: String, layer: LayerName? = nil) {
+        self.module = module
+        self.key = key
+        self.reason = reason
+        self.layer = layer
+    }
+
+    /// `module.section.item: reason (layer)`, as `status` lists it and `explain` finds it.
+    public var description: String {
+        guard let layer = self.layer else { return "\(self.key): \(self.reason)" }
+        return "\(self.key): \(self.reason) (\(layer.rawValue))"
+    }
+
+    /// By module, then key, then layer and reason: the order of `status`, the same at every run.
+    public static func < (lhs: RemoteRejection, rhs: RemoteRejection) -> Bool {
+        (lhs.module, lhs.key, lhs.layer?.rawValue ?? "", lhs.reason)
+            < (rhs.module, rhs.key, rhs.layer?.rawValue ?? "", rhs.reason)
+    }
+}
