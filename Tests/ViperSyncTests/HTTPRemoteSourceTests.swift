@@ -231,6 +231,12 @@ struct HTTPRemoteSourceTests {
             ),
             ("/hop/0", "too many redirects: {url} was redirected more than 5 times"),
             ("/to-file", "invalid redirect target: {url} redirected to 'file:///etc/passwd', not an http(s) URL"),
+            // A port the HTTP client cannot hold stopped the daemon with a trap.
+            (
+                "/to-port/99999",
+                "invalid redirect target: {url} redirected to 'http://127.0.0.1:99999/fleet.json': remote URL "
+                    + "http://127.0.0.1:99999/fleet.json: '127.0.0.1:99999': the port must be a number from 1 to 65535"
+            ),
         ]
     )
     func redirectFailures(path: String, expected: String) async throws {

@@ -53,6 +53,12 @@ struct HTTPRedirect {
             )
         }
         let next = target.absoluteString
+        // Read as strictly as the source's own URL: a port beyond 65535 stops the HTTP client with a trap.
+        do {
+            try HTTPSourceConfiguration(url: next).validate()
+        } catch {
+            throw .attempt("invalid redirect target: \(from) redirected to '\(location)': \(error.message)")
+        }
         if self.source.lowercased().hasPrefix("https:") && scheme == "http" {
             throw .attempt("\(from) redirected to \(next), plain HTTP: refused (the document must come over TLS)")
         }
