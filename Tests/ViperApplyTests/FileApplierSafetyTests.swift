@@ -138,9 +138,9 @@ struct FileApplierSafetyTests {
                 "sh", "-c", "echo started >&2; sleep 120 & echo $! > \(pidFile); exit 0",
             ])
             #expect(result == CommandResult(status: 0, stderr: "started"))
-            if let pid = Int32((try? Files.read(pidFile))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") {
-                kill(pid, SIGKILL)
-            }
+            let pid = try #require(Processes.pid(in: pidFile))
+            #expect(Processes.isRunning(pid), "a reload may start a service: what it leaves is not killed")
+            kill(pid, SIGKILL)
         }
     }
 
@@ -152,16 +152,10 @@ struct FileApplierSafetyTests {
                 "sh", "-c", "sleep 120 & echo $! > \(pidFile); wait",
             ])
             #expect(result.status == 137)
-            let pid = try #require(Int32(try Files.read(pidFile).trimmingCharacters(in: .whitespacesAndNewlines)))
-            // Killed: gone, or a zombie until whoever adopted it reaps it. SIGKILL is immediate; the wait is generous.
-            func running() -> Bool {
-                guard let stat = try? Files.read("/proc/\(pid)/stat") else { return false }
-                return !stat.contains(") Z ")
-            }
-            let deadline = Date().addingTimeInterval(30)
-            while running() && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!running(), "the background sleep outlived its command's timeout")
-            if running() { kill(pid, SIGKILL) }
+            let pid = try #require(Processes.pid(in: pidFile))
+            // SIGKILL is immediate; the wait is generous.
+            #expect(await Eventually.wait(limit: .seconds(30)) { !Processes.isRunning(pid) }, "it outlived its command")
+            if Processes.isRunning(pid) { kill(pid, SIGKILL) }
         }
     }
 

@@ -2,9 +2,9 @@ import Glibc
 import ViperPOSIX
 
 /// Puts rendered bytes in place the safe way: a file that already holds them, with the target's mode and owner, is
-/// left alone; otherwise a temporary file beside the destination (`.NAME.viper-apply.XXXXXX`), fsync, the check
-/// (after which the file's owner and mode are set again and its bytes compared with the rendered ones: a check that
-/// changed them fails), rename over the destination, fsync of the directory, the reload; a failed reload puts the
+/// left alone; otherwise the check on a copy beside the destination (`.NAME.viper-apply.XXXXXX`; a check that changed
+/// or replaced it fails, and what it left running in its process group is killed), then a fresh temporary file that
+/// no check ever had, fsync, rename over the destination, fsync of the directory, the reload; a failed reload puts the
 /// previous entry back as it was (or removes the new file when there was none) and reloads again. A symbolic link at
 /// the destination is replaced, never followed; a FIFO, device or directory there is refused; a regular file over
 /// 16 MiB is not read, but replaced.
@@ -71,46 +71,27 @@ public struct FileApplier: Sendable {
         if dryRun { return await self.dryRun(target, bytes: bytes, diff: diff) }
 
         let directory = FileIO.directory(of: target.destination)
-        let temporary: TemporaryFile
         do throws(ApplyError) {
             try FileIO.makeDirectories(directory)
             FileIO.removeLeftovers(beside: target.destination, keepingPrevious: interrupted)
-            temporary = try TemporaryFile.create(
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description, diff: diff)
+        }
+        var outcome = ApplyOutcome(result: .written, diff: diff)
+        if target.check != nil {
+            outcome = await self.check(target, bytes: bytes, outcome: outcome)
+            guard outcome.result == .written else { return outcome }
+        }
+        // A file no check ever had: nothing the check did, or left running, can reach what is renamed into place.
+        let temporary: String
+        do throws(ApplyError) {
+            temporary = try FileIO.writeTemporary(
                 bytes,
                 beside: target.destination,
                 owner: target.owner,
                 group: target.group,
                 mode: target.mode
             )
-        } catch {
-            return ApplyOutcome(result: .failed, error: error.description, diff: diff)
-        }
-        var outcome = ApplyOutcome(result: .written, diff: diff)
-        if let check = target.checkCommand(for: temporary.path) {
-            do throws(ApplyError) {
-                let result = try await self.commands.run(check)
-                outcome.check = result
-                guard result.succeeded else {
-                    temporary.discard()
-                    outcome.result = .checkFailed
-                    outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
-                    return outcome
-                }
-                // The check had the file's path: what is renamed into place must still be what was rendered,
-                // with the target's owner and mode.
-                try temporary.seal(bytes, owner: target.owner, group: target.group, mode: target.mode, check: check)
-            } catch {
-                temporary.discard()
-                switch error {
-                case .checkChangedFile, .command: outcome.result = .checkFailed
-                default: outcome.result = .failed
-                }
-                outcome.error = error.description
-                return outcome
-            }
-        }
-        do throws(ApplyError) {
-            try temporary.close()
         } catch {
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
@@ -122,9 +103,9 @@ public struct FileApplier: Sendable {
             } else if target.reload != nil, existing.kind != .missing {
                 previous = try FileIO.keepPrevious(target.destination)
             }
-            try FileIO.replace(target.destination, with: temporary.path)
+            try FileIO.replace(target.destination, with: temporary)
         } catch {
-            unlink(temporary.path)
+            unlink(temporary)
             if let previous { unlink(previous) }
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
@@ -167,6 +148,45 @@ public struct FileApplier: Sendable {
         return outcome
     }
 
+    /// Runs `check` on a copy of `bytes` beside the destination (`.NAME.viper-apply.XXXXXX`, with the target's owner
+    /// and mode), then removes the copy: `outcome` with the check's result, `.written` when it passed on the
+    /// rendered bytes. What the check left running in its process group is killed when it exits.
+    private func check(_ target: ApplyTarget, bytes: [UInt8], outcome: ApplyOutcome) async -> ApplyOutcome {
+        var outcome = outcome
+        let copy: TemporaryFile
+        do throws(ApplyError) {
+            copy = try TemporaryFile.create(
+                bytes,
+                beside: target.destination,
+                owner: target.owner,
+                group: target.group,
+                mode: target.mode
+            )
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description, diff: outcome.diff)
+        }
+        defer { copy.discard() }
+        let command = target.checkCommand(for: copy.path) ?? []
+        do throws(ApplyError) {
+            let result = try await self.commands.run(command, killingLeftovers: true)
+            outcome.check = result
+            guard result.succeeded else {
+                outcome.result = .checkFailed
+                outcome.error = "check \(command.joined(separator: " ")) exited with status \(result.status)"
+                return outcome
+            }
+            // Its verdict must be on the rendered bytes: not on a file it changed or replaced first.
+            try copy.verifyUnchanged(bytes, check: command)
+        } catch {
+            switch error {
+            case .checkChangedFile, .command: outcome.result = .checkFailed
+            default: outcome.result = .failed
+            }
+            outcome.error = error.description
+        }
+        return outcome
+    }
+
     private func dryRun(
         _ target: ApplyTarget,
         bytes: [UInt8],
@@ -190,7 +210,7 @@ public struct FileApplier: Sendable {
         defer { unlink(temporary) }
         do throws(ApplyError) {
             let check = target.checkCommand(for: temporary) ?? []
-            let result = try await self.commands.run(check)
+            let result = try await self.commands.run(check, killingLeftovers: true)
             outcome.check = result
             if !result.succeeded {
                 outcome.result = .checkFailed

@@ -1,9 +1,9 @@
 import Glibc
 import ViperPOSIX
 
-/// A new file beside a destination (`.NAME.viper-apply.XXXXXX`), written, fsynced and kept open until it is
-/// renamed into place, so that what a check command did to it can be undone or told: ``seal(_:owner:group:mode:)``
-/// sets its owner and mode again on the descriptor and compares its bytes with the rendered ones.
+/// A new file beside a destination (`.NAME.viper-apply.XXXXXX`), written, fsynced and kept open: either the copy a
+/// check command reads (``verifyUnchanged(_:check:)`` tells whether the check changed it; it is then discarded), or
+/// the file renamed into place, which no check ever had.
 struct TemporaryFile {
     /// Its path.
     let path: String
@@ -50,17 +50,10 @@ struct TemporaryFile {
         return file
     }
 
-    /// After the check: makes sure that what is renamed into place is what was rendered. The path must still name
-    /// this file, with no other link to it; the owner and mode are set again (a check may have changed them) and
-    /// the bytes compared with `bytes`. On any error (a check that replaced, linked or changed the file names
-    /// `check`) the file is left for the caller to ``discard()``.
-    func seal(
-        _ bytes: [UInt8],
-        owner: UInt32?,
-        group: UInt32?,
-        mode: UInt32,
-        check: [String]
-    ) throws(ApplyError) {
+    /// After the check, whose verdict must be on the rendered bytes: the path must still name this file, and its
+    /// bytes must still be `bytes` (a check that replaced or changed the file it was given names `check` in the
+    /// error). The file is left for the caller to ``discard()``.
+    func verifyUnchanged(_ bytes: [UInt8], check: [String]) throws(ApplyError) {
         let command = check.joined(separator: " ")
         var opened = stat()
         var named = stat()
@@ -70,10 +63,6 @@ struct TemporaryFile {
         guard lstat(self.path, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
             throw .checkChangedFile(command: command, change: "it removed or replaced the file it was given")
         }
-        guard opened.st_nlink == 1 else {
-            throw .checkChangedFile(command: command, change: "it made another link to the file it was given")
-        }
-        try self.setAttributes(owner: owner, group: group, mode: mode)
         var content: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while content.count <= bytes.count {
@@ -87,9 +76,6 @@ struct TemporaryFile {
         }
         guard content == bytes else {
             throw .checkChangedFile(command: command, change: "the file's bytes are not the rendered ones any more")
-        }
-        if fsync(self.descriptor) != 0 {
-            throw .file(path: self.path, operation: "fsync", reason: SystemErrorText.describe(errno))
         }
     }
 
