@@ -50,6 +50,14 @@ enum FileIO {
     /// `.NAME.backup` or `.NAME.orig`.
     static let marker = "viper-apply"
 
+    /// The longest file name Linux's file systems take, in bytes (`NAME_MAX`).
+    static let nameLimit = 255
+
+    /// The longest destination file name that can be applied, in bytes: 233, so that the longest of the applier's
+    /// own names beside it, `.NAME.viper-apply.previous` (`.NAME.viper-apply.XXXXXX` is 2 bytes shorter), fits in
+    /// ``nameLimit``.
+    static let longestDestinationName = Self.nameLimit - ".\(Self.marker).previous".utf8.count - 1
+
     /// The beginning of the names of the applier's own files beside `path`: `.NAME.viper-apply.`.
     static func ownPrefix(of path: String) -> String {
         let name = path[path.index(after: path.lastIndex(of: "/") ?? path.startIndex)...]
