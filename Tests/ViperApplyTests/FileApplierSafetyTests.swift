@@ -130,6 +130,84 @@ struct FileApplierSafetyTests {
         }
     }
 
+    @Test("with --root, a link below the root deeper up the destination's path is refused; on the host it is followed")
+    func rootConfinementDeeper() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("x", ["reads": ["network"], "destination": "/etc/linked/sub/x.conf"], template: "x\n")
+            let (root, outside) = (directory + "/root", directory + "/outside")
+            try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+            symlink(outside, root + "/etc/linked")
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            let outcome = await applier.apply(try folder.target("x", root: root), rendered: "x\n")
+            #expect(outcome.result == .failed)
+            #expect(outcome.error?.contains("\(root)/etc/linked is a symbolic link") == true, "\(outcome)")
+            #expect(Files.list(outside).isEmpty, "nothing is created outside the root")
+
+            // Without a root, the destination is the host's: its directories' links are the system's own.
+            try folder.write(
+                "host",
+                ["reads": ["network"], "destination": .string(root + "/etc/linked/sub/x.conf")],
+                template: "x\n"
+            )
+            #expect(await applier.apply(try folder.target("host"), rendered: "x\n").result == .written)
+            #expect(try Files.read(outside + "/sub/x.conf") == "x\n")
+        }
+    }
+
+    /// A target writing `/etc/race/app.conf` under `DIR/root`, whose `command` (its check, or its reload) swaps
+    /// `etc/race` for a link to `DIR/outside`, as a race with the applier would.
+    static func racingTarget(_ directory: String, swapIn field: String) throws -> ApplyTarget {
+        let (root, outside) = (directory + "/root", directory + "/outside")
+        try FileManager.default.createDirectory(atPath: root + "/etc/race", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let swap =
+            "[ -L \(root)/etc/race ] || { mv \(root)/etc/race \(root)/etc/race.real && ln -s \(outside) \(root)/etc/race; }"
+        let folder = try TargetFolder(directory)
+        try folder.write(
+            "race",
+            [
+                "reads": ["network"], "destination": "/etc/race/app.conf",
+                .init(stringLiteral: field): ["sh", "-c", .string(field == "check" ? swap : swap + "; exit 1")],
+            ],
+            template: ""
+        )
+        return try folder.target("race", root: directory + "/root")
+    }
+
+    @Test("with --root, a directory swapped for a link out of the root during the check: the file stays in the root")
+    func directorySwappedDuringCheck() async throws {
+        try await TemporaryDirectory.with { directory in
+            let target = try Self.racingTarget(directory, swapIn: "check")
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            let outcome = await applier.apply(target, rendered: "a = 1\n")
+            #expect(outcome.result == .written, "\(outcome)")
+            #expect(Files.list(directory + "/outside").isEmpty, "nothing is written outside the root")
+            // What was written went where it was checked: the directory opened, whatever its name is now.
+            #expect(Files.list(directory + "/root/etc/race.real") == ["app.conf"])
+            #expect(try Files.read(directory + "/root/etc/race.real/app.conf") == "a = 1\n")
+        }
+    }
+
+    @Test(
+        "with --root, a directory swapped for a link out of the root during a failed reload: the rollback stays in it"
+    )
+    func directorySwappedDuringReload() async throws {
+        try await TemporaryDirectory.with { directory in
+            let target = try Self.racingTarget(directory, swapIn: "reload")
+            try Files.write("not the applier's\n", to: directory + "/outside/app.conf")
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory, reloadsUnderRoot: true)
+            let outcome = await applier.apply(target, rendered: "a = 1\n")
+            #expect(outcome.result == .reloadFailed, "\(outcome)")
+            #expect(outcome.error?.contains("the new file was removed") == true, "\(outcome)")
+            // The new file is removed from the directory it was written in, not from where the link leads.
+            #expect(try Files.read(directory + "/outside/app.conf") == "not the applier's\n")
+            #expect(Files.list(directory + "/outside") == ["app.conf"])
+            #expect(Files.list(directory + "/root/etc/race.real").isEmpty)
+        }
+    }
+
     @Test("a command ends when it exits, though a process it left in the background holds its standard error")
     func backgroundProcess() async throws {
         try await TemporaryDirectory.with { directory in

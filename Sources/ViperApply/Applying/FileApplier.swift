@@ -7,7 +7,9 @@ import ViperPOSIX
 /// no check ever had, fsync, rename over the destination, fsync of the directory, the reload; a failed reload puts the
 /// previous entry back as it was (or removes the new file when there was none) and reloads again. A symbolic link at
 /// the destination is replaced, never followed; a FIFO, device or directory there is refused; a regular file over
-/// 16 MiB is not read, but replaced.
+/// 16 MiB is not read, but replaced. Every step is made in the destination's directory as it was opened at the start
+/// (``DestinationDirectory``; under a root, reached without following a link below it), so that a directory swapped
+/// for a symbolic link meanwhile cannot lead a write, a rename or a removal elsewhere.
 public struct FileApplier: Sendable {
     public var commands: any CommandRunning
     /// Where a dry run writes the file its check reads (never beside the destination).
@@ -47,16 +49,23 @@ public struct FileApplier: Sendable {
 
     private func applyOnce(_ target: ApplyTarget, rendered: String, dryRun: Bool) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
+        let name = FileIO.name(of: target.destination)
+        // Every step below is made in this directory, opened once: not in one a link swapped in since leads to.
+        var opened: DestinationDirectory?
         let existing: DestinationFile
         do throws(ApplyError) {
-            try FileIO.checkConfined(target.destination, root: target.root)
-            existing = try DestinationFile.inspect(target.destination)
+            opened = try DestinationDirectory.open(containing: target.destination, root: target.root, creating: false)
+            existing =
+                try opened.map { directory throws(ApplyError) in
+                    try DestinationFile.inspect(name, in: directory)
+                } ?? DestinationFile(kind: .missing)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
         }
         // A kept previous entry means the applier stopped during a reload (SIGKILL, a crash): the file in place was
         // never reloaded, so it is not "unchanged", and the kept entry is what a failed reload puts back.
-        let interrupted = !dryRun && target.reload != nil && FileIO.exists(FileIO.previousName(of: target.destination))
+        let interrupted =
+            !dryRun && target.reload != nil && opened?.status(of: FileIO.previousName(of: name)) != nil
         if existing.holds(bytes, for: target) && !interrupted {
             guard dryRun else { return ApplyOutcome(result: .unchanged) }
             // A dry run checks an unchanged file too: whether what is in place passes its check.
@@ -70,46 +79,72 @@ public struct FileApplier: Sendable {
         )
         if dryRun { return await self.dryRun(target, bytes: bytes, diff: diff) }
 
-        let directory = FileIO.directory(of: target.destination)
+        let directory: DestinationDirectory
         do throws(ApplyError) {
-            try FileIO.makeDirectories(directory)
-            FileIO.removeLeftovers(beside: target.destination, keepingPrevious: interrupted)
+            if let opened {
+                directory = opened
+            } else if let made = try DestinationDirectory.open(
+                containing: target.destination,
+                root: target.root,
+                creating: true
+            ) {
+                directory = made
+            } else {
+                throw .file(path: target.destination, operation: "write", reason: "its directory cannot be created")
+            }
+            FileIO.removeLeftovers(of: name, in: directory, keepingPrevious: interrupted)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description, diff: diff)
         }
         var outcome = ApplyOutcome(result: .written, diff: diff)
         if target.check != nil {
-            outcome = await self.check(target, bytes: bytes, outcome: outcome)
+            outcome = await self.check(target, bytes: bytes, in: directory, outcome: outcome)
             guard outcome.result == .written else { return outcome }
         }
         // A file no check ever had: nothing the check did, or left running, can reach what is renamed into place.
-        let temporary: String
+        // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
+        var previous: String?
         do throws(ApplyError) {
-            temporary = try FileIO.writeTemporary(
+            let temporary = try TemporaryFile.create(
                 bytes,
-                beside: target.destination,
+                in: directory,
+                beside: name,
                 owner: target.owner,
                 group: target.group,
                 mode: target.mode
             )
-        } catch {
-            return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
-        }
-        // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
-        var previous: String?
-        do throws(ApplyError) {
-            if interrupted {
-                previous = FileIO.previousName(of: target.destination)
-            } else if target.reload != nil, existing.kind != .missing {
-                previous = try FileIO.keepPrevious(target.destination)
+            try temporary.close()
+            do throws(ApplyError) {
+                if interrupted {
+                    previous = FileIO.previousName(of: name)
+                } else if target.reload != nil, existing.kind != .missing {
+                    previous = FileIO.previousName(of: name)
+                    try directory.link(name, as: FileIO.previousName(of: name))
+                }
+                try directory.rename(temporary.name, over: name)
+            } catch {
+                directory.discard(temporary.name)
+                if let previous { directory.discard(previous) }
+                throw error
             }
-            try FileIO.replace(target.destination, with: temporary)
         } catch {
-            unlink(temporary)
-            if let previous { unlink(previous) }
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
         guard let reload = target.reload else { return outcome }
+        return await self.reload(reload, of: name, in: directory, previous: previous, outcome: outcome)
+    }
+
+    /// Runs `reload` after `name` was replaced in `directory`; when it fails, puts the `previous` entry back (the same
+    /// file, with its owner, mode and links, or the same symbolic link; with none, removes the new file), then
+    /// reloads again so that the program runs with it.
+    private func reload(
+        _ reload: [String],
+        of name: String,
+        in directory: DestinationDirectory,
+        previous: String?,
+        outcome: ApplyOutcome
+    ) async -> ApplyOutcome {
+        var outcome = outcome
         let reloaded: CommandResult
         do throws(ApplyError) {
             reloaded = try await self.commands.run(reload)
@@ -118,20 +153,17 @@ public struct FileApplier: Sendable {
         }
         outcome.reload = reloaded
         if reloaded.succeeded {
-            if let previous { unlink(previous) }
+            if let previous { directory.discard(previous) }
             return outcome
         }
-
-        // Put the previous entry back (the same file, with its owner, mode and links, or the same symbolic link),
-        // then reload again so that the program runs with it.
         outcome.result = .reloadFailed
         var message = "reload \(reload.joined(separator: " ")) exited with status \(reloaded.status)"
         do throws(ApplyError) {
             if let previous {
-                try FileIO.restore(target.destination, from: previous)
+                try directory.rename(previous, over: name)
                 message += "; the previous file was put back"
             } else {
-                try FileIO.remove(target.destination)
+                try directory.remove(name)
                 message += "; the new file was removed (there was none before)"
             }
         } catch {
@@ -151,13 +183,19 @@ public struct FileApplier: Sendable {
     /// Runs `check` on a copy of `bytes` beside the destination (`.NAME.viper-apply.XXXXXX`, with the target's owner
     /// and mode), then removes the copy: `outcome` with the check's result, `.written` when it passed on the
     /// rendered bytes. What the check left running in its process group is killed when it exits.
-    private func check(_ target: ApplyTarget, bytes: [UInt8], outcome: ApplyOutcome) async -> ApplyOutcome {
+    private func check(
+        _ target: ApplyTarget,
+        bytes: [UInt8],
+        in directory: DestinationDirectory,
+        outcome: ApplyOutcome
+    ) async -> ApplyOutcome {
         var outcome = outcome
         let copy: TemporaryFile
         do throws(ApplyError) {
             copy = try TemporaryFile.create(
                 bytes,
-                beside: target.destination,
+                in: directory,
+                beside: FileIO.name(of: target.destination),
                 owner: target.owner,
                 group: target.group,
                 mode: target.mode
@@ -195,11 +233,16 @@ public struct FileApplier: Sendable {
     ) async -> ApplyOutcome {
         var outcome = ApplyOutcome(result: result, diff: diff)
         guard target.check != nil else { return outcome }
-        let temporary: String
+        let copy: TemporaryFile
         do throws(ApplyError) {
-            temporary = try FileIO.writeTemporary(
+            let scratch = self.scratchDirectory + "/" + target.name
+            guard let directory = try DestinationDirectory.open(containing: scratch, creating: true) else {
+                throw .file(path: self.scratchDirectory, operation: "create a file in", reason: "it does not exist")
+            }
+            copy = try TemporaryFile.create(
                 bytes,
-                beside: self.scratchDirectory + "/" + target.name,
+                in: directory,
+                beside: target.name,
                 owner: nil,
                 group: nil,
                 mode: 0o600
@@ -207,9 +250,9 @@ public struct FileApplier: Sendable {
         } catch {
             return ApplyOutcome(result: .failed, error: error.description, diff: diff)
         }
-        defer { unlink(temporary) }
+        defer { copy.discard() }
         do throws(ApplyError) {
-            let check = target.checkCommand(for: temporary) ?? []
+            let check = target.checkCommand(for: copy.path) ?? []
             let result = try await self.commands.run(check, killingLeftovers: true)
             outcome.check = result
             if !result.succeeded {
