@@ -76,9 +76,10 @@ struct FileApplierIntegrityTests {
         try await TemporaryDirectory.with { directory in
             let (started, go, done) = (directory + "/started", directory + "/go", directory + "/done")
             // It keeps the file it was given open, escapes the check's process group (the check exits once it has),
-            // and writes when the test tells it to.
+            // and writes when the test tells it to (it gives up when the test's directory is gone).
             let late =
-                "exec 3>>\"$1\"; setsid sh -c 'touch \(started); while [ ! -e \(go) ]; do sleep 0.01; done;"
+                "exec 3>>\"$1\"; setsid sh -c 'touch \(started);"
+                + " while [ ! -e \(go) ]; do [ -e \(started) ] || exit; sleep 0.01; done;"
                 + " echo EVIL-LATE >&3; touch \(done)' </dev/null 2>/dev/null &"
                 + " while [ ! -e \(started) ]; do sleep 0.01; done; exit 0"
             let (target, applier) = try Self.target(directory, check: ["sh", "-c", .string(late), "x", "{file}"])

@@ -163,7 +163,8 @@ struct FileApplierSafetyTests {
         try FileManager.default.createDirectory(atPath: root + "/etc/race", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         let swap =
-            "[ -L \(root)/etc/race ] || { mv \(root)/etc/race \(root)/etc/race.real && ln -s \(outside) \(root)/etc/race; }"
+            "[ -L \(root)/etc/race ] || { mv \(root)/etc/race \(root)/etc/race.real &&"
+            + " ln -s \(outside) \(root)/etc/race; }"
         let folder = try TargetFolder(directory)
         try folder.write(
             "race",
