@@ -50,6 +50,20 @@ struct ApplyTargetLoaderTests {
         (["reads": ["network"], "destination": "/etc/x", "check": ["true\u{0}x"]], "'check' contains a NUL character"),
         (["reads": ["network\u{0}"], "destination": "/etc/x"], "'reads' contains a NUL character"),
         (["reads": ["network"], "destination": "/etc/x\u{0}y"], "'destination' contains a NUL character"),
+        // `.NAME.viper-apply.previous`, written beside the file, must fit in 255 bytes.
+        (
+            ["reads": ["network"], "destination": .string("/etc/" + String(repeating: "a", count: 234))],
+            "its file name is 234 bytes long, and the longest that works is 233 bytes: beside it the applier writes"
+                + " .NAME.viper-apply.previous, 22 bytes longer, and a file name can have at most 255 bytes"
+        ),
+        (
+            ["reads": ["network"], "destination": .string("/etc/" + String(repeating: "é", count: 128))],
+            "its file name is 256 bytes long, and the longest that works is 233 bytes"
+        ),
+        (
+            ["reads": ["network"], "destination": .string("/" + String(repeating: "d", count: 256) + "/x")],
+            "is 256 bytes long, more than the 255 bytes a file name can have"
+        ),
     ]
 
     static let badTemplates: [(String, String)] = [
@@ -89,6 +103,33 @@ struct ApplyTargetLoaderTests {
             let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
             #expect(problem.hasPrefix("\(folder.path)/bad.json: "), "\(problem)")
             #expect(problem.contains(reason), "\(problem)")
+        }
+    }
+
+    @Test("a destination whose file name is 233 bytes long, the longest that works, loads and is applied")
+    func longestDestinationName() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            let name = String(repeating: "n", count: 233)
+            let destination = directory + "/etc/" + name
+            try folder.write(
+                "long",
+                [
+                    "reads": ["network"], "destination": .string(destination), "check": ["true"],
+                    "reload": ["true"],
+                ],
+                template: "x"
+            )
+            let loaded = folder.load()
+            #expect(loaded.problems.isEmpty, "\(loaded.problems)")
+            let target = try #require(loaded.targets.first)
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            #expect(await applier.apply(target, rendered: "a = 1\n").result == .written)
+            // Replacing it keeps the previous file under `.NAME.viper-apply.previous` during the reload.
+            let replaced = await applier.apply(target, rendered: "a = 2\n")
+            #expect(replaced.result == .written, "\(replaced)")
+            #expect(try Files.read(destination) == "a = 2\n")
+            #expect(Files.list(directory + "/etc") == [name])
         }
     }
 

@@ -71,6 +71,46 @@ struct FileApplierIntegrityTests {
         }
     }
 
+    @Test("a process a check leaves running, even in a session of its own, cannot change the installed file")
+    func checkLeftoverCannotReachTheFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let (started, go, done) = (directory + "/started", directory + "/go", directory + "/done")
+            // It keeps the file it was given open, escapes the check's process group (the check exits once it has),
+            // and writes when the test tells it to (it gives up when the test's directory is gone).
+            let late =
+                "exec 3>>\"$1\"; setsid sh -c 'touch \(started);"
+                + " while [ ! -e \(go) ]; do [ -e \(started) ] || exit; sleep 0.01; done;"
+                + " echo EVIL-LATE >&3; touch \(done)' </dev/null 2>/dev/null &"
+                + " while [ ! -e \(started) ]; do sleep 0.01; done; exit 0"
+            let (target, applier) = try Self.target(directory, check: ["sh", "-c", .string(late), "x", "{file}"])
+            defer { _ = creat(go, 0o644) }
+            let outcome = await applier.apply(target, rendered: "a = 1\n")
+            #expect(outcome.result == .written, "\(outcome)")
+            _ = creat(go, 0o644)
+            #expect(await Eventually.wait { Files.exists(done) }, "the check's leftover never wrote")
+            #expect(try Files.read(target.destination) == "a = 1\n")
+            #expect(Files.linkStatus(target.destination).map { $0.st_mode & 0o7777 } == 0o640)
+            #expect(await applier.apply(target, rendered: "a = 1\n").result == .unchanged)
+        }
+    }
+
+    @Test("what a check leaves running in its process group is killed when the check exits")
+    func checkLeftoverIsKilled() async throws {
+        try await TemporaryDirectory.with { directory in
+            let pidFile = directory + "/pid"
+            let (target, applier) = try Self.target(
+                directory,
+                check: ["sh", "-c", .string("sleep 120 & echo $! > \(pidFile); exit 0")]
+            )
+            let outcome = await applier.apply(target, rendered: "a = 1\n")
+            #expect(outcome.result == .written, "\(outcome)")
+            let pid = try #require(Processes.pid(in: pidFile))
+            // SIGKILL is immediate; the wait is generous.
+            #expect(await Eventually.wait(limit: .seconds(30)) { !Processes.isRunning(pid) }, "it outlived its check")
+            if Processes.isRunning(pid) { kill(pid, SIGKILL) }
+        }
+    }
+
     @Test("an administrator's .NAME.backup and .NAME.previous beside the destination survive every apply")
     func administratorsFilesSurvive() async throws {
         try await TemporaryDirectory.with { directory in

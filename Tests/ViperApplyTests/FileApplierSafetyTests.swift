@@ -130,6 +130,85 @@ struct FileApplierSafetyTests {
         }
     }
 
+    @Test("with --root, a link below the root deeper up the destination's path is refused; on the host it is followed")
+    func rootConfinementDeeper() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("x", ["reads": ["network"], "destination": "/etc/linked/sub/x.conf"], template: "x\n")
+            let (root, outside) = (directory + "/root", directory + "/outside")
+            try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+            symlink(outside, root + "/etc/linked")
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            let outcome = await applier.apply(try folder.target("x", root: root), rendered: "x\n")
+            #expect(outcome.result == .failed)
+            #expect(outcome.error?.contains("\(root)/etc/linked is a symbolic link") == true, "\(outcome)")
+            #expect(Files.list(outside).isEmpty, "nothing is created outside the root")
+
+            // Without a root, the destination is the host's: its directories' links are the system's own.
+            try folder.write(
+                "host",
+                ["reads": ["network"], "destination": .string(root + "/etc/linked/sub/x.conf")],
+                template: "x\n"
+            )
+            #expect(await applier.apply(try folder.target("host"), rendered: "x\n").result == .written)
+            #expect(try Files.read(outside + "/sub/x.conf") == "x\n")
+        }
+    }
+
+    /// A target writing `/etc/race/app.conf` under `DIR/root`, whose `command` (its check, or its reload) swaps
+    /// `etc/race` for a link to `DIR/outside`, as a race with the applier would.
+    static func racingTarget(_ directory: String, swapIn field: String) throws -> ApplyTarget {
+        let (root, outside) = (directory + "/root", directory + "/outside")
+        try FileManager.default.createDirectory(atPath: root + "/etc/race", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let swap =
+            "[ -L \(root)/etc/race ] || { mv \(root)/etc/race \(root)/etc/race.real &&"
+            + " ln -s \(outside) \(root)/etc/race; }"
+        let folder = try TargetFolder(directory)
+        try folder.write(
+            "race",
+            [
+                "reads": ["network"], "destination": "/etc/race/app.conf",
+                .init(stringLiteral: field): ["sh", "-c", .string(field == "check" ? swap : swap + "; exit 1")],
+            ],
+            template: ""
+        )
+        return try folder.target("race", root: directory + "/root")
+    }
+
+    @Test("with --root, a directory swapped for a link out of the root during the check: the file stays in the root")
+    func directorySwappedDuringCheck() async throws {
+        try await TemporaryDirectory.with { directory in
+            let target = try Self.racingTarget(directory, swapIn: "check")
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            let outcome = await applier.apply(target, rendered: "a = 1\n")
+            #expect(outcome.result == .written, "\(outcome)")
+            #expect(Files.list(directory + "/outside").isEmpty, "nothing is written outside the root")
+            // What was written went where it was checked: the directory opened, whatever its name is now.
+            #expect(Files.list(directory + "/root/etc/race.real") == ["app.conf"])
+            #expect(try Files.read(directory + "/root/etc/race.real/app.conf") == "a = 1\n")
+        }
+    }
+
+    @Test(
+        "with --root, a directory swapped for a link out of the root during a failed reload: the rollback stays in it"
+    )
+    func directorySwappedDuringReload() async throws {
+        try await TemporaryDirectory.with { directory in
+            let target = try Self.racingTarget(directory, swapIn: "reload")
+            try Files.write("not the applier's\n", to: directory + "/outside/app.conf")
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory, reloadsUnderRoot: true)
+            let outcome = await applier.apply(target, rendered: "a = 1\n")
+            #expect(outcome.result == .reloadFailed, "\(outcome)")
+            #expect(outcome.error?.contains("the new file was removed") == true, "\(outcome)")
+            // The new file is removed from the directory it was written in, not from where the link leads.
+            #expect(try Files.read(directory + "/outside/app.conf") == "not the applier's\n")
+            #expect(Files.list(directory + "/outside") == ["app.conf"])
+            #expect(Files.list(directory + "/root/etc/race.real").isEmpty)
+        }
+    }
+
     @Test("a command ends when it exits, though a process it left in the background holds its standard error")
     func backgroundProcess() async throws {
         try await TemporaryDirectory.with { directory in
@@ -138,9 +217,9 @@ struct FileApplierSafetyTests {
                 "sh", "-c", "echo started >&2; sleep 120 & echo $! > \(pidFile); exit 0",
             ])
             #expect(result == CommandResult(status: 0, stderr: "started"))
-            if let pid = Int32((try? Files.read(pidFile))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") {
-                kill(pid, SIGKILL)
-            }
+            let pid = try #require(Processes.pid(in: pidFile))
+            #expect(Processes.isRunning(pid), "a reload may start a service: what it leaves is not killed")
+            kill(pid, SIGKILL)
         }
     }
 
@@ -152,16 +231,10 @@ struct FileApplierSafetyTests {
                 "sh", "-c", "sleep 120 & echo $! > \(pidFile); wait",
             ])
             #expect(result.status == 137)
-            let pid = try #require(Int32(try Files.read(pidFile).trimmingCharacters(in: .whitespacesAndNewlines)))
-            // Killed: gone, or a zombie until whoever adopted it reaps it. SIGKILL is immediate; the wait is generous.
-            func running() -> Bool {
-                guard let stat = try? Files.read("/proc/\(pid)/stat") else { return false }
-                return !stat.contains(") Z ")
-            }
-            let deadline = Date().addingTimeInterval(30)
-            while running() && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!running(), "the background sleep outlived its command's timeout")
-            if running() { kill(pid, SIGKILL) }
+            let pid = try #require(Processes.pid(in: pidFile))
+            // SIGKILL is immediate; the wait is generous.
+            #expect(await Eventually.wait(limit: .seconds(30)) { !Processes.isRunning(pid) }, "it outlived its command")
+            if Processes.isRunning(pid) { kill(pid, SIGKILL) }
         }
     }
 

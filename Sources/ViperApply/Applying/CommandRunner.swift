@@ -18,15 +18,24 @@ public struct CommandResult: Sendable, Equatable {
 
 /// Runs check and reload commands.
 public protocol CommandRunning: Sendable {
-    /// Runs `command` (the program, found on `PATH`, then its arguments) to its end.
-    func run(_ command: [String]) async throws(ApplyError) -> CommandResult
+    /// Runs `command` (the program, found on `PATH`, then its arguments) to its end; with `killingLeftovers`, what
+    /// it left running in its process group is killed (SIGKILL) once it exits.
+    func run(_ command: [String], killingLeftovers: Bool) async throws(ApplyError) -> CommandResult
+}
+
+extension CommandRunning {
+    /// Runs `command` to its end, leaving what it started in the background running (a reload may start a service).
+    public func run(_ command: [String]) async throws(ApplyError) -> CommandResult {
+        try await self.run(command, killingLeftovers: false)
+    }
 }
 
 /// Runs commands with `posix_spawnp`: standard input and output are `/dev/null`, standard error is kept (its last
 /// 4 KiB), no other descriptor of the applier is inherited, signals are reset to their defaults and unblocked, and
 /// the command runs in a process group of its own. It ends when the command exits, even if a process it started in
-/// the background still holds standard error; a command still running after `timeoutSeconds` is killed with its
-/// whole process group (status 137). The wait happens on NIO's thread pool, not on the caller's.
+/// the background still holds standard error (with `killingLeftovers`, such processes still in its group are killed
+/// then); a command still running after `timeoutSeconds` is killed with its whole process group (status 137). The
+/// wait happens on NIO's thread pool, not on the caller's.
 public struct CommandRunner: CommandRunning {
     public var timeoutSeconds: Int
     public var threadPool: NIOThreadPool
@@ -36,11 +45,13 @@ public struct CommandRunner: CommandRunning {
         self.threadPool = threadPool
     }
 
-    public func run(_ command: [String]) async throws(ApplyError) -> CommandResult {
+    public func run(_ command: [String], killingLeftovers: Bool) async throws(ApplyError) -> CommandResult {
         let timeout = self.timeoutSeconds
         let outcome: Result<CommandResult, ApplyError>
         do {
-            outcome = try await self.threadPool.runIfActive { Self.runBlocking(command, timeoutSeconds: timeout) }
+            outcome = try await self.threadPool.runIfActive {
+                Self.runBlocking(command, timeoutSeconds: timeout, killingLeftovers: killingLeftovers)
+            }
         } catch {
             throw .command(command: command.joined(separator: " "), reason: "the thread pool is shutting down")
         }
@@ -64,7 +75,11 @@ public struct CommandRunner: CommandRunning {
         return unsafeBitCast(symbol, to: (@convention(c) (pid_t, UInt32) -> Int32).self)
     }()
 
-    static func runBlocking(_ command: [String], timeoutSeconds: Int) -> Result<CommandResult, ApplyError> {
+    static func runBlocking(
+        _ command: [String],
+        timeoutSeconds: Int,
+        killingLeftovers: Bool
+    ) -> Result<CommandResult, ApplyError> {
         let shown = command.joined(separator: " ")
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
@@ -145,6 +160,12 @@ public struct CommandRunner: CommandRunning {
             if stderr.count > 4096 { stderr.removeFirst(stderr.count - 4096) }
         }
         close(pipeEnds[0])
+        if killingLeftovers && !killed {
+            // Once it exited, and before it is reaped: its process id, which names the group, is not reused yet.
+            var exitInfo = siginfo_t()
+            while waitid(P_PID, id_t(pid), &exitInfo, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            kill(-pid, SIGKILL)
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)

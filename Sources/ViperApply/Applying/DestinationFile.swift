@@ -29,10 +29,11 @@ struct DestinationFile {
         return !asRoot || (self.owner == target.owner && self.group == target.group)
     }
 
-    /// Reads what is at `path`.
-    static func inspect(_ path: String) throws(ApplyError) -> DestinationFile {
+    /// Reads what is at `name` in `directory`.
+    static func inspect(_ name: String, in directory: DestinationDirectory) throws(ApplyError) -> DestinationFile {
+        let path = directory.path(of: name)
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard fstatat(directory.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return DestinationFile(kind: .missing) }
             throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
         }
@@ -48,7 +49,7 @@ struct DestinationFile {
                     + " files and symbolic links)"
             )
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let descriptor = openat(directory.descriptor, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
         }

@@ -2,12 +2,14 @@ import Glibc
 import ViperPOSIX
 
 /// Puts rendered bytes in place the safe way: a file that already holds them, with the target's mode and owner, is
-/// left alone; otherwise a temporary file beside the destination (`.NAME.viper-apply.XXXXXX`), fsync, the check
-/// (after which the file's owner and mode are set again and its bytes compared with the rendered ones: a check that
-/// changed them fails), rename over the destination, fsync of the directory, the reload; a failed reload puts the
+/// left alone; otherwise the check on a copy beside the destination (`.NAME.viper-apply.XXXXXX`; a check that changed
+/// or replaced it fails, and what it left running in its process group is killed), then a fresh temporary file that
+/// no check ever had, fsync, rename over the destination, fsync of the directory, the reload; a failed reload puts the
 /// previous entry back as it was (or removes the new file when there was none) and reloads again. A symbolic link at
 /// the destination is replaced, never followed; a FIFO, device or directory there is refused; a regular file over
-/// 16 MiB is not read, but replaced.
+/// 16 MiB is not read, but replaced. Every step is made in the destination's directory as it was opened at the start
+/// (``DestinationDirectory``; under a root, reached without following a link below it), so that a directory swapped
+/// for a symbolic link meanwhile cannot lead a write, a rename or a removal elsewhere.
 public struct FileApplier: Sendable {
     public var commands: any CommandRunning
     /// Where a dry run writes the file its check reads (never beside the destination).
@@ -47,16 +49,23 @@ public struct FileApplier: Sendable {
 
     private func applyOnce(_ target: ApplyTarget, rendered: String, dryRun: Bool) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
+        let name = FileIO.name(of: target.destination)
+        // Every step below is made in this directory, opened once: not in one a link swapped in since leads to.
+        var opened: DestinationDirectory?
         let existing: DestinationFile
         do throws(ApplyError) {
-            try FileIO.checkConfined(target.destination, root: target.root)
-            existing = try DestinationFile.inspect(target.destination)
+            opened = try DestinationDirectory.open(containing: target.destination, root: target.root, creating: false)
+            existing =
+                try opened.map { directory throws(ApplyError) in
+                    try DestinationFile.inspect(name, in: directory)
+                } ?? DestinationFile(kind: .missing)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
         }
         // A kept previous entry means the applier stopped during a reload (SIGKILL, a crash): the file in place was
         // never reloaded, so it is not "unchanged", and the kept entry is what a failed reload puts back.
-        let interrupted = !dryRun && target.reload != nil && FileIO.exists(FileIO.previousName(of: target.destination))
+        let interrupted =
+            !dryRun && target.reload != nil && opened?.status(of: FileIO.previousName(of: name)) != nil
         if existing.holds(bytes, for: target) && !interrupted {
             guard dryRun else { return ApplyOutcome(result: .unchanged) }
             // A dry run checks an unchanged file too: whether what is in place passes its check.
@@ -70,65 +79,72 @@ public struct FileApplier: Sendable {
         )
         if dryRun { return await self.dryRun(target, bytes: bytes, diff: diff) }
 
-        let directory = FileIO.directory(of: target.destination)
-        let temporary: TemporaryFile
+        let directory: DestinationDirectory
         do throws(ApplyError) {
-            try FileIO.makeDirectories(directory)
-            FileIO.removeLeftovers(beside: target.destination, keepingPrevious: interrupted)
-            temporary = try TemporaryFile.create(
-                bytes,
-                beside: target.destination,
-                owner: target.owner,
-                group: target.group,
-                mode: target.mode
-            )
+            if let opened {
+                directory = opened
+            } else if let made = try DestinationDirectory.open(
+                containing: target.destination,
+                root: target.root,
+                creating: true
+            ) {
+                directory = made
+            } else {
+                throw .file(path: target.destination, operation: "write", reason: "its directory cannot be created")
+            }
+            FileIO.removeLeftovers(of: name, in: directory, keepingPrevious: interrupted)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description, diff: diff)
         }
         var outcome = ApplyOutcome(result: .written, diff: diff)
-        if let check = target.checkCommand(for: temporary.path) {
-            do throws(ApplyError) {
-                let result = try await self.commands.run(check)
-                outcome.check = result
-                guard result.succeeded else {
-                    temporary.discard()
-                    outcome.result = .checkFailed
-                    outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
-                    return outcome
-                }
-                // The check had the file's path: what is renamed into place must still be what was rendered,
-                // with the target's owner and mode.
-                try temporary.seal(bytes, owner: target.owner, group: target.group, mode: target.mode, check: check)
-            } catch {
-                temporary.discard()
-                switch error {
-                case .checkChangedFile, .command: outcome.result = .checkFailed
-                default: outcome.result = .failed
-                }
-                outcome.error = error.description
-                return outcome
-            }
+        if target.check != nil {
+            outcome = await self.check(target, bytes: bytes, in: directory, outcome: outcome)
+            guard outcome.result == .written else { return outcome }
         }
-        do throws(ApplyError) {
-            try temporary.close()
-        } catch {
-            return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
-        }
+        // A file no check ever had: nothing the check did, or left running, can reach what is renamed into place.
         // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
         var previous: String?
         do throws(ApplyError) {
-            if interrupted {
-                previous = FileIO.previousName(of: target.destination)
-            } else if target.reload != nil, existing.kind != .missing {
-                previous = try FileIO.keepPrevious(target.destination)
+            let temporary = try TemporaryFile.create(
+                bytes,
+                in: directory,
+                beside: name,
+                owner: target.owner,
+                group: target.group,
+                mode: target.mode
+            )
+            try temporary.close()
+            do throws(ApplyError) {
+                if interrupted {
+                    previous = FileIO.previousName(of: name)
+                } else if target.reload != nil, existing.kind != .missing {
+                    previous = FileIO.previousName(of: name)
+                    try directory.link(name, as: FileIO.previousName(of: name))
+                }
+                try directory.rename(temporary.name, over: name)
+            } catch {
+                directory.discard(temporary.name)
+                if let previous { directory.discard(previous) }
+                throw error
             }
-            try FileIO.replace(target.destination, with: temporary.path)
         } catch {
-            unlink(temporary.path)
-            if let previous { unlink(previous) }
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
         guard let reload = target.reload else { return outcome }
+        return await self.reload(reload, of: name, in: directory, previous: previous, outcome: outcome)
+    }
+
+    /// Runs `reload` after `name` was replaced in `directory`; when it fails, puts the `previous` entry back (the same
+    /// file, with its owner, mode and links, or the same symbolic link; with none, removes the new file), then
+    /// reloads again so that the program runs with it.
+    private func reload(
+        _ reload: [String],
+        of name: String,
+        in directory: DestinationDirectory,
+        previous: String?,
+        outcome: ApplyOutcome
+    ) async -> ApplyOutcome {
+        var outcome = outcome
         let reloaded: CommandResult
         do throws(ApplyError) {
             reloaded = try await self.commands.run(reload)
@@ -137,20 +153,17 @@ public struct FileApplier: Sendable {
         }
         outcome.reload = reloaded
         if reloaded.succeeded {
-            if let previous { unlink(previous) }
+            if let previous { directory.discard(previous) }
             return outcome
         }
-
-        // Put the previous entry back (the same file, with its owner, mode and links, or the same symbolic link),
-        // then reload again so that the program runs with it.
         outcome.result = .reloadFailed
         var message = "reload \(reload.joined(separator: " ")) exited with status \(reloaded.status)"
         do throws(ApplyError) {
             if let previous {
-                try FileIO.restore(target.destination, from: previous)
+                try directory.rename(previous, over: name)
                 message += "; the previous file was put back"
             } else {
-                try FileIO.remove(target.destination)
+                try directory.remove(name)
                 message += "; the new file was removed (there was none before)"
             }
         } catch {
@@ -167,6 +180,51 @@ public struct FileApplier: Sendable {
         return outcome
     }
 
+    /// Runs `check` on a copy of `bytes` beside the destination (`.NAME.viper-apply.XXXXXX`, with the target's owner
+    /// and mode), then removes the copy: `outcome` with the check's result, `.written` when it passed on the
+    /// rendered bytes. What the check left running in its process group is killed when it exits.
+    private func check(
+        _ target: ApplyTarget,
+        bytes: [UInt8],
+        in directory: DestinationDirectory,
+        outcome: ApplyOutcome
+    ) async -> ApplyOutcome {
+        var outcome = outcome
+        let copy: TemporaryFile
+        do throws(ApplyError) {
+            copy = try TemporaryFile.create(
+                bytes,
+                in: directory,
+                beside: FileIO.name(of: target.destination),
+                owner: target.owner,
+                group: target.group,
+                mode: target.mode
+            )
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description, diff: outcome.diff)
+        }
+        defer { copy.discard() }
+        let command = target.checkCommand(for: copy.path) ?? []
+        do throws(ApplyError) {
+            let result = try await self.commands.run(command, killingLeftovers: true)
+            outcome.check = result
+            guard result.succeeded else {
+                outcome.result = .checkFailed
+                outcome.error = "check \(command.joined(separator: " ")) exited with status \(result.status)"
+                return outcome
+            }
+            // Its verdict must be on the rendered bytes: not on a file it changed or replaced first.
+            try copy.verifyUnchanged(bytes, check: command)
+        } catch {
+            switch error {
+            case .checkChangedFile, .command: outcome.result = .checkFailed
+            default: outcome.result = .failed
+            }
+            outcome.error = error.description
+        }
+        return outcome
+    }
+
     private func dryRun(
         _ target: ApplyTarget,
         bytes: [UInt8],
@@ -175,11 +233,16 @@ public struct FileApplier: Sendable {
     ) async -> ApplyOutcome {
         var outcome = ApplyOutcome(result: result, diff: diff)
         guard target.check != nil else { return outcome }
-        let temporary: String
+        let copy: TemporaryFile
         do throws(ApplyError) {
-            temporary = try FileIO.writeTemporary(
+            let scratch = self.scratchDirectory + "/" + target.name
+            guard let directory = try DestinationDirectory.open(containing: scratch, creating: true) else {
+                throw .file(path: self.scratchDirectory, operation: "create a file in", reason: "it does not exist")
+            }
+            copy = try TemporaryFile.create(
                 bytes,
-                beside: self.scratchDirectory + "/" + target.name,
+                in: directory,
+                beside: target.name,
                 owner: nil,
                 group: nil,
                 mode: 0o600
@@ -187,10 +250,10 @@ public struct FileApplier: Sendable {
         } catch {
             return ApplyOutcome(result: .failed, error: error.description, diff: diff)
         }
-        defer { unlink(temporary) }
+        defer { copy.discard() }
         do throws(ApplyError) {
-            let check = target.checkCommand(for: temporary) ?? []
-            let result = try await self.commands.run(check)
+            let check = target.checkCommand(for: copy.path) ?? []
+            let result = try await self.commands.run(check, killingLeftovers: true)
             outcome.check = result
             if !result.succeeded {
                 outcome.result = .checkFailed

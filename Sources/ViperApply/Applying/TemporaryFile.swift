@@ -1,36 +1,49 @@
 import Glibc
 import ViperPOSIX
 
-/// A new file beside a destination (`.NAME.viper-apply.XXXXXX`), written, fsynced and kept open until it is
-/// renamed into place, so that what a check command did to it can be undone or told: ``seal(_:owner:group:mode:)``
-/// sets its owner and mode again on the descriptor and compares its bytes with the rendered ones.
+/// A new file beside a destination (`.NAME.viper-apply.XXXXXX`), made in the destination's open directory, written,
+/// fsynced and kept open: either the copy a check command reads (``verifyUnchanged(_:check:)`` tells whether the
+/// check changed it; it is then discarded), or the file renamed into place, which no check ever had.
 struct TemporaryFile {
-    /// Its path.
-    let path: String
+    /// The directory it is in.
+    let directory: DestinationDirectory
+    /// Its name in ``directory``.
+    let name: String
     /// Its descriptor, open for reading and writing until ``close()`` or ``discard()``.
     let descriptor: Int32
 
-    /// Creates a file beside `path` holding `bytes`, with the owner (when given and running as root) and mode,
-    /// fsynced. On failure, nothing is left behind.
+    /// Its path, for messages and commands.
+    var path: String { self.directory.path(of: self.name) }
+
+    /// The characters of the random end of its name, as `mkstemp` uses.
+    private static let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// Creates a file in `directory` beside the file `name`, holding `bytes`, with the owner (when given and running
+    /// as root) and mode, fsynced. On failure, nothing is left behind.
     static func create(
         _ bytes: [UInt8],
-        beside path: String,
+        in directory: DestinationDirectory,
+        beside name: String,
         owner: UInt32?,
         group: UInt32?,
         mode: UInt32
     ) throws(ApplyError) -> TemporaryFile {
-        var template = Array((FileIO.ownPrefix(of: path) + "XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard descriptor >= 0 else {
-            throw .file(
-                path: FileIO.directory(of: path),
-                operation: "create a file in",
-                reason: SystemErrorText.describe(errno)
+        var descriptor: Int32 = -1
+        var temporary = ""
+        for _ in 0..<100 {
+            temporary = FileIO.ownPrefix(of: name) + String((0..<6).map { _ in Self.letters.randomElement()! })
+            descriptor = openat(
+                directory.descriptor,
+                temporary,
+                O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                0o600
             )
+            if descriptor >= 0 || errno != EEXIST { break }
         }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let file = TemporaryFile(path: temporary, descriptor: descriptor)
+        guard descriptor >= 0 else {
+            throw .file(path: directory.path, operation: "create a file in", reason: SystemErrorText.describe(errno))
+        }
+        let file = TemporaryFile(directory: directory, name: temporary, descriptor: descriptor)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
@@ -50,30 +63,20 @@ struct TemporaryFile {
         return file
     }
 
-    /// After the check: makes sure that what is renamed into place is what was rendered. The path must still name
-    /// this file, with no other link to it; the owner and mode are set again (a check may have changed them) and
-    /// the bytes compared with `bytes`. On any error (a check that replaced, linked or changed the file names
-    /// `check`) the file is left for the caller to ``discard()``.
-    func seal(
-        _ bytes: [UInt8],
-        owner: UInt32?,
-        group: UInt32?,
-        mode: UInt32,
-        check: [String]
-    ) throws(ApplyError) {
+    /// After the check, whose verdict must be on the rendered bytes: its name must still be this file, and its
+    /// bytes must still be `bytes` (a check that replaced or changed the file it was given names `check` in the
+    /// error). The file is left for the caller to ``discard()``.
+    func verifyUnchanged(_ bytes: [UInt8], check: [String]) throws(ApplyError) {
         let command = check.joined(separator: " ")
         var opened = stat()
-        var named = stat()
         guard fstat(self.descriptor, &opened) == 0 else {
             throw .file(path: self.path, operation: "stat", reason: SystemErrorText.describe(errno))
         }
-        guard lstat(self.path, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
+        guard let named = self.directory.status(of: self.name), named.st_dev == opened.st_dev,
+            named.st_ino == opened.st_ino
+        else {
             throw .checkChangedFile(command: command, change: "it removed or replaced the file it was given")
         }
-        guard opened.st_nlink == 1 else {
-            throw .checkChangedFile(command: command, change: "it made another link to the file it was given")
-        }
-        try self.setAttributes(owner: owner, group: group, mode: mode)
         var content: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while content.count <= bytes.count {
@@ -88,16 +91,13 @@ struct TemporaryFile {
         guard content == bytes else {
             throw .checkChangedFile(command: command, change: "the file's bytes are not the rendered ones any more")
         }
-        if fsync(self.descriptor) != 0 {
-            throw .file(path: self.path, operation: "fsync", reason: SystemErrorText.describe(errno))
-        }
     }
 
     /// Closes the descriptor; the file stays.
     func close() throws(ApplyError) {
         guard Glibc.close(self.descriptor) == 0 else {
             let error = ApplyError.file(path: self.path, operation: "close", reason: SystemErrorText.describe(errno))
-            unlink(self.path)
+            self.directory.discard(self.name)
             throw error
         }
     }
@@ -105,7 +105,7 @@ struct TemporaryFile {
     /// Closes the descriptor and removes the file.
     func discard() {
         Glibc.close(self.descriptor)
-        unlink(self.path)
+        self.directory.discard(self.name)
     }
 
     /// Sets the owner (when given and running as root) and the permission bits, on the descriptor.

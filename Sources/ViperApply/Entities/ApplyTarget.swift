@@ -25,8 +25,8 @@ public struct ApplyTarget: Sendable {
     public var owner: UInt32
     public var group: UInt32
     public var mode: UInt32
-    /// A command run on the rendered temporary file before it replaces the destination; the argument `{file}` is
-    /// that file's path (appended when no argument is `{file}`). A non-zero exit leaves the destination untouched.
+    /// A command run on a copy of the rendered file before the destination is replaced; the argument `{file}` is
+    /// that copy's path (appended when no argument is `{file}`). A non-zero exit leaves the destination untouched.
     public var check: [String]?
     /// A command run after the destination was replaced, so that its program reads it again.
     public var reload: [String]?

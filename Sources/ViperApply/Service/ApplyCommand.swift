@@ -16,8 +16,9 @@ public struct ApplyCommand: AsyncParsableCommand {
         discussion: """
             Reads targets (NAME.json and a Mustache template) from the targets directory, follows the settings \
             daemon with Watch, and renders each target whose values changed: unchanged bytes do nothing; \
-            otherwise a temporary file beside the destination, fsync, the target's check command, rename, fsync of \
-            the directory, its reload command. A failed check leaves the destination untouched; a failed reload \
+            otherwise the target's check command on a copy beside the destination, then a new temporary file \
+            beside it (which no check had), fsync, rename, fsync of the directory, its reload command. A failed \
+            check leaves the destination untouched; a failed reload \
             puts the previous file back and reloads again. Its cursor, values and outcomes are kept in \
             STATE_DIR/state.json, so a restart misses nothing. `settingsctl apply status` and \
             `settingsctl apply --dry-run` ask it over its control socket (io.viper.settings.Apply).

@@ -113,6 +113,23 @@ public struct ApplyTargetLoader: Sendable {
         let components = written.split(separator: "/").filter { $0 != "." }
         guard !components.isEmpty else { throw bad("'destination' must be an absolute path to a file, without '..'") }
         let destination = "/" + components.joined(separator: "/")
+        if let long = components.dropLast().first(where: { $0.utf8.count > FileIO.nameLimit }) {
+            throw bad(
+                "'destination' \(destination): its directory name '\(long)' is \(long.utf8.count) bytes long, more than"
+                    + " the \(FileIO.nameLimit) bytes a file name can have"
+            )
+        }
+        // Beside the file, the applier writes `.NAME.viper-apply.XXXXXX` and `.NAME.viper-apply.previous`: with a
+        // longer name, they could never be created, and the target would fail (and be retried) for ever.
+        let fileName = components[components.count - 1]
+        if fileName.utf8.count > FileIO.longestDestinationName {
+            throw bad(
+                "'destination' \(destination): its file name is \(fileName.utf8.count) bytes long, and the longest that"
+                    + " works is \(FileIO.longestDestinationName) bytes: beside it the applier writes"
+                    + " .NAME.\(FileIO.marker).previous, \(FileIO.nameLimit - FileIO.longestDestinationName) bytes"
+                    + " longer, and a file name can have at most \(FileIO.nameLimit) bytes"
+            )
+        }
 
         let owner = try Self.account(fields["owner"], field: "owner", default: 0, path: path) { name in
             getpwnam(name).map { $0.pointee.pw_uid }
