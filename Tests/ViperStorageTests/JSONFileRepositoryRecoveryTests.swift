@@ -103,6 +103,38 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(recorder.messages(at: .error).contains { $0.contains("older than revision 2") })
     }
 
+    @Test("a symbolic link planted in the state directory is never written through: snapshot, journal")
+    func plantedLinks() async throws {
+        let victim = self.scratch.path + "-victim"
+        try Files.write("precious\n", to: victim)
+        defer { try? FileManager.default.removeItem(atPath: victim) }
+        let repository = makeRepository(self.scratch.path)
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(8080)], revision: 1)
+        }
+        // The temporary snapshot a graceful stop writes.
+        try FileManager.default.createSymbolicLink(
+            atPath: self.scratch.file(".network.json.tmp"),
+            withDestinationPath: victim
+        )
+        await repository.close()
+        #expect(try Files.read(victim) == "precious\n")
+        #expect(try JSONValue(parsing: Files.read(self.scratch.file("network.json")))["revision"] == 1)
+        // A journal replaced by a link while the daemon runs (the journal is reopened after the stop's close): a
+        // write fails rather than append to what the link points to.
+        try FileManager.default.removeItem(atPath: self.scratch.file("network.journal"))
+        try FileManager.default.createSymbolicLink(
+            atPath: self.scratch.file("network.journal"),
+            withDestinationPath: victim
+        )
+        await #expect(throws: StorageError.self) {
+            _ = try await repository.update(module: "network") { _ in
+                LocalChange(set: ["proxy.port": .int(9090)], revision: 2)
+            }
+        }
+        #expect(try Files.read(victim) == "precious\n")
+    }
+
     @Test(
         "a snapshot of the wrong shape is corrupt",
         arguments: [

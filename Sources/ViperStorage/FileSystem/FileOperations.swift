@@ -23,7 +23,9 @@ enum FileOperations {
     /// Opens a file for appending, creating it when missing; `created` tells whether it was just created, in which
     /// case its directory must be synced before the new file counts as durable.
     static func openForAppend(_ path: String) throws(StorageError) -> (descriptor: Int32, created: Bool) {
-        let flags = O_WRONLY | O_APPEND | O_CLOEXEC
+        // Never through a symbolic link: one planted by someone who can write the directory would make the daemon
+        // append to a file of its choosing (ELOOP, "Too many levels of symbolic links", names the problem).
+        let flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW
         while true {
             let created = Glibc.open(path, flags | O_CREAT | O_EXCL, 0o644)
             if created >= 0 { return (created, true) }

@@ -134,8 +134,7 @@ struct StateDirectory: Sendable {
     func replace(_ file: String, with bytes: [UInt8], temporary: String, sync: Bool = true) throws(StorageError) {
         do throws(StorageError) {
             try self.create()
-            let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw .system("open", temporary, errno: Glibc.errno) }
+            let descriptor = try Self.createNew(temporary)
             defer { FileOperations.close(descriptor) }
             try FileOperations.writeAll(descriptor, bytes, path: temporary)
             if sync { try self.sync(descriptor, path: temporary) }
@@ -144,6 +143,21 @@ struct StateDirectory: Sendable {
             FileOperations.removeIfPresent(temporary)
             throw error
         }
+    }
+
+    /// Creates `path` anew for writing: whatever is there (a file a crash left, or a symbolic link someone who can
+    /// write the directory planted, to make the daemon write through it into a file of root's) is removed first,
+    /// and the file is opened with `O_EXCL | O_NOFOLLOW`, so that nothing but a new file is ever written.
+    private static func createNew(_ path: String) throws(StorageError) -> Int32 {
+        for _ in 0..<3 {
+            FileOperations.removeIfPresent(path)
+            let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor >= 0 { return descriptor }
+            let code = Glibc.errno
+            // Made again between the removal and the open: someone else writes this directory; try again, a little.
+            guard code == EEXIST || code == EINTR else { throw .system("open", path, errno: code) }
+        }
+        throw .system("open", path, errno: EEXIST)
     }
 
     /// Renames a file that did not parse to `FILE.corrupt-TIMESTAMP` (with a `-2`, `-3`… suffix should that name be
