@@ -99,9 +99,12 @@ public struct JournalLogHandler: LogHandler {
     ///
     /// systemd sets `JOURNAL_STREAM=<device>:<inode>` for services whose output goes to the journal; comparing
     /// it with `fstat(2)` of standard error is the check `systemd.exec(5)` documents, and tells a service from a
-    /// process it started with other output, or one run by hand from a service's shell.
-    public static func isConnectedToJournal() -> Bool {
+    /// process it started with other output, or one run by hand from a service's shell. The journal's socket must be
+    /// there too: `sd_journal_sendv` reports success when it is missing (journald is not running), and every entry,
+    /// the audit trail's included, would be lost; standard error is used then.
+    public static func isConnectedToJournal(socket: String = "/run/systemd/journal/socket") -> Bool {
         self.isConnected(journalStream: getenv("JOURNAL_STREAM").map { String(cString: $0) }, descriptor: 2)
+            && access(socket, F_OK) == 0
     }
 
     /// Whether `journalStream`, a `JOURNAL_STREAM` value, names the device and inode of `descriptor`.

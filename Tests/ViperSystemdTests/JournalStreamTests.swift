@@ -17,11 +17,18 @@ extension ProcessEnvironmentTests {
             }
         }
 
-        @Test("true when JOURNAL_STREAM names standard error's device and inode")
+        @Test("true when JOURNAL_STREAM names standard error's device and inode, and the journal's socket is there")
         func matchingStandardError() async throws {
             let stream = try Self.journalStream(of: 2)
+            let socket = "/tmp/viper-journal-socket-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+            let descriptor = open(socket, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            try #require(descriptor >= 0)
+            close(descriptor)
+            defer { unlink(socket) }
             await ProcessEnvironment.with(["JOURNAL_STREAM": "\(stream.device):\(stream.inode)"]) {
-                #expect(JournalLogHandler.isConnectedToJournal())
+                #expect(JournalLogHandler.isConnectedToJournal(socket: socket))
+                // journald not running: sd_journal_sendv would drop every entry and say it sent it.
+                #expect(!JournalLogHandler.isConnectedToJournal(socket: socket + ".missing"))
             }
         }
 

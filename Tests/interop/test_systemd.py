@@ -112,3 +112,31 @@ def test_changes_are_journald_audit_entries(tmp_path):
     assert "CODE_FILE" in port and "CODE_LINE" in port
     mode = next(entry for entry in changes if entry["KEY"] == "network.proxy.mode")
     assert (mode["OLD_VALUE"], mode["NEW_VALUE"]) == ('"none"', '"manual"')
+
+
+@pytest.mark.skipif(os.path.exists("/run/systemd/journal/socket"), reason="needs a machine where journald is not running")
+def test_journal_stream_without_journald_logs_to_standard_error(tmp_path):
+    # JOURNAL_STREAM names standard error, but journald's socket is missing: sd_journal_sendv would report success
+    # and drop every entry, the audit trail's included; the daemon writes to standard error instead.
+    stderr_path = tmp_path / "daemon.stderr"
+    stderr_path.write_bytes(b"")
+    stream = os.stat(stderr_path)
+    env = dict(os.environ, JOURNAL_STREAM=f"{stream.st_dev}:{stream.st_ino}")
+    socket_path = tmp_path / "sock"
+    with open(stderr_path, "ab") as stderr:
+        process = subprocess.Popen(
+            [support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+             "--state-dir", str(tmp_path / "state"), "--socket", str(socket_path)],
+            stdout=subprocess.DEVNULL, stderr=stderr, env=env,
+        )
+    try:
+        deadline = time.monotonic() + support.START_DEADLINE
+        while not support.can_connect(str(socket_path)) and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling for the listener, bounded by the deadline
+        result = support.run_settingsctl(["--socket", str(socket_path), "set", "network.proxy.port", "8080"])
+        assert result.returncode == 0, result
+    finally:
+        process.terminate()
+        assert process.wait(timeout=support.STOP_DEADLINE) == 0
+    log = stderr_path.read_text()
+    assert "network.proxy.port" in log and "8080" in log, log
