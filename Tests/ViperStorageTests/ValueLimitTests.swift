@@ -70,11 +70,15 @@ struct ValueLimitTests {
     }
 
     @Test("a long value is cut in a log line, which says so")
-    func logText() {
+    func logText() throws {
         let value = SettingValue.string(String(repeating: "é", count: 1000))
         let text = value.logText()
         #expect(text.utf8.count < 600)
         #expect(text.hasSuffix("… (truncated, 2002 bytes)"))
         #expect(SettingValue.int(8080).logText() == "8080")
+        // What would make a log line read backwards on a terminal is escaped, the value the same JSON.
+        let spoof = SettingValue.strings(["stable", "\u{2066}beta\u{202E}", "\u{FEFF}x"])
+        #expect(spoof.logText() == #"["stable","\u2066beta\u202e","\ufeffx"]"#)
+        #expect(try JSONValue(parsing: spoof.logText()) == spoof.json)
     }
 }

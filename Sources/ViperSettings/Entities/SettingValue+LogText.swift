@@ -7,7 +7,7 @@ extension SettingValue {
     /// The value as compact JSON for a log line; when longer than `limit` bytes, its first `limit` bytes (cut on a
     /// character boundary) followed by `… (truncated, N bytes)`, so that the line says it is cut.
     public func logText(limit: Int = SettingValue.logTextLimit) -> String {
-        let text = self.json.serialized()
+        let text = Self.escapingInvisible(self.json.serialized())
         let size = text.utf8.count
         guard size > limit else { return text }
         var kept = ""
@@ -19,5 +19,30 @@ extension SettingValue {
             used += length
         }
         return "\(kept)… (truncated, \(size) bytes)"
+    }
+
+    /// `json` with the invisible characters that reorder or hide the text around them (the bidirectional controls
+    /// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069 and the byte order mark U+FEFF) written as JSON escapes
+    /// (`\u202e`), the same value: JSON serialization escapes control characters, not these, and a log line shown on
+    /// a terminal could read backwards.
+    static func escapingInvisible(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: Self.isInvisible) else { return json }
+        var escaped = ""
+        for scalar in json.unicodeScalars {
+            if Self.isInvisible(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: true
+        default: false
+        }
     }
 }
