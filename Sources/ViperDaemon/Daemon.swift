@@ -204,9 +204,11 @@ public struct Daemon: Sendable {
         logger.info("stopped")
     }
 
-    /// Listens on the socket systemd passed (socket activation), else binds the configured path.
+    /// Listens on the socket systemd passed (socket activation): the one named `varlink` (the bundled socket
+    /// unit's `FileDescriptorName=`) when there is one, else the first listening one; else binds the configured path.
     private func serverConfiguration() -> VarlinkServerConfiguration {
-        let activated = SocketActivation.listeningDescriptors().first { SocketActivation.isListening($0.fd) }
+        let listening = SocketActivation.listeningDescriptors().filter { SocketActivation.isListening($0.fd) }
+        let activated = listening.first { $0.name == "varlink" } ?? listening.first
         if let activated {
             self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])
         }

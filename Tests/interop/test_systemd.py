@@ -50,6 +50,33 @@ def test_socket_activation_serves_the_passed_socket(tmp_path):
     assert activated.exists(), "the activated socket belongs to systemd-socket-activate, not the daemon"
 
 
+def test_socket_activation_with_two_sockets_serves_the_one_named_varlink(tmp_path):
+    other = tmp_path / "other.sock"
+    activated = tmp_path / "activated.sock"
+    log = open(tmp_path / "daemon.log", "wb")
+    process = subprocess.Popen(
+        [
+            "/usr/bin/systemd-socket-activate", "-l", str(other), "-l", str(activated), "--fdname=other:varlink",
+            support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+            "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
+        ],
+        stdout=log, stderr=log,
+    )
+    try:
+        deadline = time.monotonic() + support.START_DEADLINE
+        while not activated.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling for the listener, bounded by the deadline
+        # A connection to either starts the daemon; it answers on the socket named varlink.
+        result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
+        assert result.returncode == 0, (result, (tmp_path / "daemon.log").read_text())
+        assert result.stdout == "3128\n"
+        assert "fd_name=varlink" in (tmp_path / "daemon.log").read_text()
+    finally:
+        process.terminate()
+        assert process.wait(timeout=support.STOP_DEADLINE) == 0
+        log.close()
+
+
 NAMESPACE_SCRIPT = r"""
 set -eu
 root="$1"; daemon="$2"; ctl="$3"; config="$4"
