@@ -110,7 +110,7 @@ public struct Daemon: Sendable {
             stateGeneration: { repository.currentGeneration }
         )
         let server = VarlinkServer(
-            configuration: self.serverConfiguration(),
+            configuration: try self.serverConfiguration(),
             interfaces: [SettingsVarlinkInterface(router: router)],
             eventLoopGroup: servingLoop,
             logger: logger
@@ -206,8 +206,20 @@ public struct Daemon: Sendable {
 
     /// Listens on the socket systemd passed (socket activation): the one named `varlink` (the bundled socket
     /// unit's `FileDescriptorName=`) when there is one, else the first listening one; else binds the configured path.
-    private func serverConfiguration() -> VarlinkServerConfiguration {
-        let listening = SocketActivation.listeningDescriptors().filter { SocketActivation.isListening($0.fd) }
+    /// A connected socket alone (`Accept=yes`: one per connection) is refused, rather than left unserved while the
+    /// configured path is bound: its client would wait for ever.
+    private func serverConfiguration() throws -> VarlinkServerConfiguration {
+        let passed = SocketActivation.listeningDescriptors()
+        let listening = passed.filter { SocketActivation.isListening($0.fd) }
+        if listening.isEmpty, let connected = passed.first(where: { SocketActivation.isConnectedStream($0.fd) }) {
+            throw ConfigurationError(
+                """
+                systemd passed a connected socket (fd \(connected.fd), \(connected.name)), as a socket unit with \
+                Accept=yes does: viper-settingsd serves a listening socket; set Accept=no (as the bundled \
+                viper-settingsd.socket does)
+                """
+            )
+        }
         let activated = listening.first { $0.name == "varlink" } ?? listening.first
         if let activated {
             self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])

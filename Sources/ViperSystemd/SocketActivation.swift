@@ -39,6 +39,17 @@ public enum SocketActivation {
         }
     }
 
+    /// Whether `fd` is a connected stream socket (not listening): what a socket unit with `Accept=yes` passes, one
+    /// per connection.
+    public static func isConnectedStream(_ fd: Int32) -> Bool {
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue) else {
+            return false
+        }
+        return !self.isListening(fd)
+    }
+
     /// Whether `fd` is a socket in the listening state (`SO_ACCEPTCONN`), not a connected socket or a non-socket.
     public static func isListening(_ fd: Int32) -> Bool {
         var accepting: Int32 = 0

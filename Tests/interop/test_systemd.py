@@ -77,6 +77,36 @@ def test_socket_activation_with_two_sockets_serves_the_one_named_varlink(tmp_pat
         log.close()
 
 
+def test_a_connected_socket_from_accept_yes_is_refused_not_left_hanging(tmp_path):
+    activated = tmp_path / "accept.sock"
+    log_path = tmp_path / "daemon.log"
+    log = open(log_path, "wb")
+    process = subprocess.Popen(
+        [
+            "/usr/bin/systemd-socket-activate", "--accept", "-l", str(activated), "--fdname=varlink",
+            support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+            "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
+        ],
+        stdout=log, stderr=log,
+    )
+    try:
+        deadline = time.monotonic() + support.START_DEADLINE
+        while not activated.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling for the listener, bounded by the deadline
+        # The client is told at once (the daemon exits, its connection closes), instead of waiting for ever.
+        result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
+        assert result.returncode == 3, result
+        deadline = time.monotonic() + support.START_DEADLINE
+        while "Accept=no" not in log_path.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling for the daemon's last line, bounded by the deadline
+        assert "set Accept=no" in log_path.read_text()
+        assert not (tmp_path / "configured.sock").exists()
+    finally:
+        process.terminate()
+        process.wait(timeout=support.STOP_DEADLINE)
+        log.close()
+
+
 NAMESPACE_SCRIPT = r"""
 set -eu
 root="$1"; daemon="$2"; ctl="$3"; config="$4"
