@@ -30,14 +30,17 @@ struct VarlinkConnectionActivityTests {
         #expect(!activity.becomeIdle() && !activity.beginCall() && !activity.beginImmediateCall())
     }
 
-    @Test("a shutdown while idle closes at once; while the task is busy, the task stops after its call")
+    @Test("a shutdown while idle closes after a short grace; while the task is busy, the task stops after its call")
     func shutdownIdleAndBusy() throws {
         let idle = try self.connected()
         let idleActivity = VarlinkConnectionActivity(channel: idle, idleTimeout: nil, logger: self.logger)
         #expect(idleActivity.becomeIdle())
         idleActivity.shutDown()
         idle.embeddedEventLoop.run()
+        #expect(idle.isActive, "a call already sent may still arrive")
+        idle.embeddedEventLoop.advanceTime(by: VarlinkConnectionActivity.shutdownGrace)
         #expect(!idle.isActive)
+        #expect(!idleActivity.beginCall() && !idleActivity.beginImmediateCall())
 
         let busy = try self.connected()
         let busyActivity = VarlinkConnectionActivity(channel: busy, idleTimeout: nil, logger: self.logger)
@@ -48,6 +51,52 @@ struct VarlinkConnectionActivityTests {
         #expect(!busyActivity.becomeIdle(), "the task then stops")
         #expect(!busyActivity.beginImmediateCall())
         _ = try? busy.finish()
+    }
+
+    @Test(
+        "a call that arrives in the shutdown's grace (sent before it) is answered, and is the last",
+        arguments: [false, true]
+    )
+    func callInGrace(immediate: Bool) throws {
+        let channel = try self.connected()
+        let activity = VarlinkConnectionActivity(channel: channel, idleTimeout: .seconds(60), logger: self.logger)
+        let loop = channel.embeddedEventLoop
+        #expect(activity.becomeIdle())
+        activity.shutDown()
+        #expect(activity.becomeIdle(), "the task keeps waiting for the call already sent")
+        if immediate {
+            #expect(activity.beginImmediateCall())
+            loop.advanceTime(by: VarlinkConnectionActivity.shutdownGrace)
+            #expect(channel.isActive, "the grace does not cut the call")
+            activity.endImmediateCall()
+            loop.run()
+        } else {
+            #expect(activity.beginCall())
+            loop.advanceTime(by: VarlinkConnectionActivity.shutdownGrace)
+            #expect(channel.isActive, "the grace does not cut the call")
+            #expect(!activity.becomeIdle(), "the task then stops")
+            _ = try? channel.close().wait()
+        }
+        #expect(!channel.isActive)
+        #expect(!activity.beginCall() && !activity.beginImmediateCall())
+    }
+
+    @Test("a call in the grace that never ends is cut by the drain timeout")
+    func callInGraceDrained() throws {
+        let channel = try self.connected()
+        let activity = VarlinkConnectionActivity(
+            channel: channel,
+            idleTimeout: nil,
+            drainTimeout: .seconds(5),
+            logger: self.logger
+        )
+        #expect(activity.becomeIdle())
+        activity.shutDown()
+        #expect(activity.beginCall())
+        channel.embeddedEventLoop.advanceTime(by: .seconds(4))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
     }
 
     @Test("the idle timeout counts from the end of the last call, whichever way it was answered")

@@ -3,23 +3,31 @@ import NIOCore
 import Synchronization
 
 /// Whether a connection is idle or busy with a call, to close it when it idles too long or when the server
-/// shuts down gracefully (right away if idle, after the call in progress otherwise, or when the drain timeout
-/// passes first: a client that never reads its reply must not hold the shutdown).
+/// shuts down gracefully: after the call in progress, or when the drain timeout passes first (a client that never
+/// reads its reply must not hold the shutdown); an idle one after a short grace in which a call it already sent (in
+/// the socket's buffer, not read yet) is still answered, rather than reset.
 ///
 /// One timer per connection, not one per call: a call only records when the connection became idle again, and the
 /// timer, when it fires, closes the connection if it has been idle for the whole timeout, or waits for the rest.
 final class VarlinkConnectionActivity: Sendable {
     private enum Phase {
+        /// Accepted; the connection's task has not waited for a call yet.
+        case starting
         /// Waiting for the next call since the given time.
         case idle(since: NIODeadline)
         /// Handling a call.
         case busy
+        /// Shutting down while idle: a call that arrives within the grace is answered, and is the last.
+        case draining
         /// Shutting down: no further calls.
         case closing
     }
 
+    /// How long a connection idle at shutdown waits for a call its client already sent.
+    static let shutdownGrace = TimeAmount.milliseconds(100)
+
     private struct State {
-        var phase = Phase.busy
+        var phase = Phase.starting
         /// The pending idle check, or the drain deadline once shutting down, if any.
         var timer: Scheduled<Void>?
         /// The connection is gone: nothing more to schedule.
@@ -42,7 +50,11 @@ final class VarlinkConnectionActivity: Sendable {
     /// The connection now waits for a call. Returns false if it should close instead.
     func becomeIdle() -> Bool {
         self.state.withLock { state in
-            if case .closing = state.phase { return false }
+            switch state.phase {
+            case .closing: return false
+            case .draining: return true  // waits for the call already sent, if any, until the grace ends
+            default: break
+            }
             let now = self.channel.eventLoop.now
             state.phase = .idle(since: now)
             if state.timer == nil, let timeout = self.idleTimeout {
@@ -54,20 +66,42 @@ final class VarlinkConnectionActivity: Sendable {
 
     /// A call arrived. Returns false if the connection should close instead of handling it.
     func beginCall() -> Bool {
-        self.state.withLock { state in
-            if case .closing = state.phase { return false }
-            state.phase = .busy
-            return true
+        let last = self.state.withLock { state -> Bool? in
+            switch state.phase {
+            case .closing: return nil
+            case .draining:
+                // Sent before the shutdown: answered, and the last (the drain timeout, not the grace, bounds it).
+                state.phase = .closing
+                state.timer?.cancel()
+                state.timer = nil
+                return true
+            default:
+                state.phase = .busy
+                return false
+            }
         }
+        guard let last else { return false }
+        if last { self.scheduleDrainDeadline() }
+        return true
     }
 
     /// A call is to be answered on the event loop: only while the connection's task waits for its next call (it
     /// is not busy with one, a `oneway` one included), so that calls never overlap. Returns whether to answer it.
     func beginImmediateCall() -> Bool {
         self.state.withLock { state in
-            guard case .idle = state.phase else { return false }
-            state.phase = .busy
-            return true
+            switch state.phase {
+            case .idle:
+                state.phase = .busy
+                return true
+            case .draining:
+                // Sent before the shutdown: answered, then the connection closes (endImmediateCall).
+                state.phase = .closing
+                state.timer?.cancel()
+                state.timer = nil
+                return true
+            default:
+                return false
+            }
         }
     }
 
@@ -81,13 +115,43 @@ final class VarlinkConnectionActivity: Sendable {
         }
     }
 
-    /// The server shuts down gracefully: closes the connection now if idle, else after the call in progress, or
-    /// once the drain timeout has passed, whichever comes first.
+    /// The server shuts down gracefully: closes the connection after the call in progress, or once the drain
+    /// timeout has passed, whichever comes first; an idle one after ``shutdownGrace``, unless a call its client
+    /// already sent arrives meanwhile (then after that call).
     func shutDown() {
-        if self.stop() {
-            self.channel.close(promise: nil)
-            return
+        let draining = self.state.withLock { state -> Bool in
+            switch state.phase {
+            case .starting, .idle:
+                state.phase = .draining
+                state.timer?.cancel()
+                state.timer = self.channel.eventLoop.scheduleTask(in: Self.shutdownGrace) { [weak self] in
+                    self?.graceEnded()
+                }
+                return true
+            case .draining, .closing:
+                return true
+            case .busy:
+                return false
+            }
         }
+        if draining { return }
+        _ = self.stop()
+        self.scheduleDrainDeadline()
+    }
+
+    /// The grace of a connection idle at shutdown is over: closed, unless a call arrived meanwhile.
+    private func graceEnded() {
+        let close = self.state.withLock { state -> Bool in
+            state.timer = nil
+            guard case .draining = state.phase else { return false }
+            state.phase = .closing
+            return true
+        }
+        if close { self.channel.close(promise: nil) }
+    }
+
+    /// Closes the connection when its call has not finished within the drain timeout.
+    private func scheduleDrainDeadline() {
         let drainTimeout = self.drainTimeout
         let deadline = self.channel.eventLoop.scheduleTask(in: drainTimeout) { [weak self] in
             guard let self, self.channel.isActive else { return }
@@ -114,7 +178,8 @@ final class VarlinkConnectionActivity: Sendable {
         self.state.withLock { $0.ended = true }
     }
 
-    /// Lets no further call begin and cancels the idle check; returns whether the connection was idle.
+    /// Lets no further call begin and cancels the idle check (or the shutdown's grace); returns whether the
+    /// connection was waiting for a call.
     private func stop() -> Bool {
         self.state.withLock { state in
             defer {
@@ -122,8 +187,10 @@ final class VarlinkConnectionActivity: Sendable {
                 state.timer?.cancel()
                 state.timer = nil
             }
-            guard case .idle = state.phase else { return false }
-            return true
+            switch state.phase {
+            case .idle, .draining, .starting: return true
+            case .busy, .closing: return false
+            }
         }
     }
 

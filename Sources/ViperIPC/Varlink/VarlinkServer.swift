@@ -8,9 +8,10 @@ import ViperSettings
 ///
 /// It serves `org.varlink.service` and the given interfaces. Calls on one connection are answered strictly in
 /// order, one after another; connections are served concurrently, all on one event loop, and a call runs there
-/// from reading to replying without a thread switch. On graceful shutdown it stops accepting,
-/// closes idle connections, lets calls in progress finish (streaming calls are cancelled), then returns and
-/// removes its socket file. On cancellation everything stops at once.
+/// from reading to replying without a thread switch. On graceful shutdown it stops accepting after a short grace
+/// (``VarlinkConnectionActivity/shutdownGrace``, for connections already queued), answers the call each idle
+/// connection had already sent, if any, then closes it, lets calls in progress finish (streaming calls are
+/// cancelled), then returns and removes its socket file. On cancellation everything stops at once.
 ///
 /// ```swift
 /// let server = VarlinkServer(configuration: configuration, interfaces: [settings],
@@ -92,7 +93,11 @@ public final class VarlinkServer: Service, Sendable {
                 await self.serve(listener)
             }
         } onGracefulShutdown: {
-            listener.channel.close(promise: nil)
+            // Connections already queued (connected, maybe with a call sent) are still accepted for a short grace,
+            // each answered its call already sent and closed, rather than reset with the listener.
+            listener.channel.eventLoop.scheduleTask(in: VarlinkConnectionActivity.shutdownGrace) {
+                listener.channel.close(promise: nil)
+            }
         }
         self.logger.info("Varlink server stopped", metadata: ["endpoint": "\(self.endpointDescription)"])
     }
