@@ -48,7 +48,7 @@ def nginx(tmp_path):
     port = free_port()
     conf = tmp_path / "nginx.conf"
     conf.write_text(f"""
-daemon off; user root; pid {tmp_path}/nginx.pid; error_log {tmp_path}/nginx-error.log;
+daemon off; master_process off; user root; pid {tmp_path}/nginx.pid; error_log {tmp_path}/nginx-error.log;
 events {{}}
 http {{
   access_log {tmp_path}/access.log;
@@ -60,6 +60,7 @@ http {{
     process = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp_path)])
     wait_until(lambda: _tcp(port), what="nginx")
     yield {"url": f"http://127.0.0.1:{port}/settings.json", "www": www, "log": tmp_path / "access.log"}
+    # One process (master_process off): killing it leaves no worker behind, serving the port after the test.
     process.kill()
     process.wait()
 
