@@ -32,6 +32,13 @@ final class VarlinkConnectionActivity: Sendable {
         var timer: Scheduled<Void>?
         /// The connection is gone: nothing more to schedule.
         var ended = false
+
+        /// A call sent before the shutdown arrived in its grace: it is the last, and the grace's timer is done.
+        mutating func takeLastCall() {
+            self.phase = .closing
+            self.timer?.cancel()
+            self.timer = nil
+        }
     }
 
     private let channel: any Channel
@@ -71,9 +78,7 @@ final class VarlinkConnectionActivity: Sendable {
             case .closing: return nil
             case .draining:
                 // Sent before the shutdown: answered, and the last (the drain timeout, not the grace, bounds it).
-                state.phase = .closing
-                state.timer?.cancel()
-                state.timer = nil
+                state.takeLastCall()
                 return true
             default:
                 state.phase = .busy
@@ -95,9 +100,7 @@ final class VarlinkConnectionActivity: Sendable {
                 return true
             case .draining:
                 // Sent before the shutdown: answered, then the connection closes (endImmediateCall).
-                state.phase = .closing
-                state.timer?.cancel()
-                state.timer = nil
+                state.takeLastCall()
                 return true
             default:
                 return false

@@ -1,3 +1,5 @@
+import SettingsAPI
+
 /// Values in log lines are bounded: a value may be up to the daemon's `max-value-size` (64 KiB by default), a log
 /// line should stay readable.
 extension SettingValue {
@@ -26,10 +28,10 @@ extension SettingValue {
     /// (`\u202e`), the same value: JSON serialization escapes control characters, not these, and a log line shown on
     /// a terminal could read backwards.
     static func escapingInvisible(_ json: String) -> String {
-        guard json.unicodeScalars.contains(where: Self.isInvisible) else { return json }
+        guard json.unicodeScalars.contains(where: QuotedText.isInvisible) else { return json }
         var escaped = ""
         for scalar in json.unicodeScalars {
-            if Self.isInvisible(scalar) {
+            if QuotedText.isInvisible(scalar) {
                 let hex = String(scalar.value, radix: 16)
                 escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             } else {
@@ -39,10 +41,4 @@ extension SettingValue {
         return escaped
     }
 
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: true
-        default: false
-        }
-    }
 }
