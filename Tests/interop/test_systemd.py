@@ -19,6 +19,25 @@ import interop_support as support
 JOURNALD = "/lib/systemd/systemd-journald"
 
 
+def socket_activated(tmp_path, sockets, fdnames, accept=False):
+    """Starts viper-settingsd under systemd-socket-activate listening on `sockets` (names `fdnames`), its log in
+    tmp_path/daemon.log; waits for the last socket to exist. Returns the process and the open log file."""
+    log = open(tmp_path / "daemon.log", "wb")
+    listen = [argument for path in sockets for argument in ("-l", str(path))]
+    process = subprocess.Popen(
+        [
+            "/usr/bin/systemd-socket-activate", *(["--accept"] if accept else []), *listen, f"--fdname={fdnames}",
+            support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+            "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
+        ],
+        stdout=log, stderr=log,
+    )
+    deadline = time.monotonic() + support.START_DEADLINE
+    while not sockets[-1].exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # polling for the listener, bounded by the deadline
+    return process, log
+
+
 def test_socket_activation_serves_the_passed_socket(tmp_path):
     activated = tmp_path / "activated.sock"
     state = tmp_path / "state"
@@ -51,21 +70,9 @@ def test_socket_activation_serves_the_passed_socket(tmp_path):
 
 
 def test_socket_activation_with_two_sockets_serves_the_one_named_varlink(tmp_path):
-    other = tmp_path / "other.sock"
     activated = tmp_path / "activated.sock"
-    log = open(tmp_path / "daemon.log", "wb")
-    process = subprocess.Popen(
-        [
-            "/usr/bin/systemd-socket-activate", "-l", str(other), "-l", str(activated), "--fdname=other:varlink",
-            support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
-            "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
-        ],
-        stdout=log, stderr=log,
-    )
+    process, log = socket_activated(tmp_path, [tmp_path / "other.sock", activated], "other:varlink")
     try:
-        deadline = time.monotonic() + support.START_DEADLINE
-        while not activated.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)  # polling for the listener, bounded by the deadline
         # A connection to either starts the daemon; it answers on the socket named varlink.
         result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
         assert result.returncode == 0, (result, (tmp_path / "daemon.log").read_text())
@@ -80,19 +87,8 @@ def test_socket_activation_with_two_sockets_serves_the_one_named_varlink(tmp_pat
 def test_a_connected_socket_from_accept_yes_is_refused_not_left_hanging(tmp_path):
     activated = tmp_path / "accept.sock"
     log_path = tmp_path / "daemon.log"
-    log = open(log_path, "wb")
-    process = subprocess.Popen(
-        [
-            "/usr/bin/systemd-socket-activate", "--accept", "-l", str(activated), "--fdname=varlink",
-            support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
-            "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
-        ],
-        stdout=log, stderr=log,
-    )
+    process, log = socket_activated(tmp_path, [activated], "varlink", accept=True)
     try:
-        deadline = time.monotonic() + support.START_DEADLINE
-        while not activated.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)  # polling for the listener, bounded by the deadline
         # The client is told at once (the daemon exits, its connection closes), instead of waiting for ever.
         result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
         assert result.returncode == 3, result
