@@ -140,8 +140,9 @@ public struct Daemon: Sendable {
                         )
                         router.replace(presenters: schemas.map(builder.build(schema:)))
                         await builder.adopt(schemas: schemas, previous: previous)
-                        // A cached remote value the new schemas reject is no longer in force: status says so.
-                        await sync.interactor.refresh()
+                        // The last fleet document again, under the new schemas: a value they reject is no longer
+                        // in force (status says so), one they now accept is.
+                        await sync.interactor.reapply()
                         schemaTracker.keep(catalog.currentSources)
                     } catch {
                         schemasReloaded = false

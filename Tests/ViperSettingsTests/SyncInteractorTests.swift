@@ -142,6 +142,43 @@ struct SyncInteractorTests {
         #expect(self.recorder.snapshot.rejected.isEmpty)
     }
 
+    @Test(
+        "a fleet value refused under a narrowed schema comes into force when a reload widens it again, without a new document"
+    )
+    func reloadWidensAKey() async throws {
+        let narrowed = try ModuleSchema(
+            json: try JSONValue(parsing: Fixtures.networkJSON.serialized().replacing("65535", with: "5000"))
+        )
+        let schemas = Mutex([narrowed])
+        let interactor = SyncInteractor(
+            source: nil,
+            recorder: self.recorder,
+            schemas: { schemas.withLock { $0 } },
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        await interactor.reapply()  // before any document: nothing to apply, nothing breaks
+        await interactor.apply(self.snapshot(mandatory: ["proxy.port": 4000]))
+        await interactor.apply(self.snapshot(mandatory: ["proxy.port": 8080]))
+        #expect(try await self.settings.resolve(path: "proxy.port").setting.value == .int(4000))
+        #expect(self.recorder.snapshot.rejected == ["network.proxy.port: must be within 1..5000 (mandatory)"])
+        let revision = try await self.repository.state(of: "network").revision
+        // The reload: the port takes 1...65535 again, and the document still says 8080.
+        schemas.withLock { $0 = [Fixtures.network] }
+        let mark = interactor.mark()
+        await interactor.reapply()
+        let port = try await self.settings.resolve(path: "proxy.port")
+        #expect(port.setting.value == .int(8080) && port.setting.isLocked)
+        #expect(port.revision == revision + 1)
+        #expect(self.recorder.snapshot.rejected.isEmpty)
+        #expect(self.recorder.snapshot.mandatoryInForce == 1)
+        #expect(interactor.changedKeys(since: mark) == ["network.proxy.port"])
+        // Once more changes nothing.
+        await interactor.reapply()
+        #expect(try await self.repository.state(of: "network").revision == revision + 1)
+    }
+
     @Test("status lists rejected values sorted by module and key, the same at every run")
     func rejectedSorted() async throws {
         let interactor = self.interactor

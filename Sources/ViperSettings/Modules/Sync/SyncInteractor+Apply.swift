@@ -8,6 +8,24 @@ import Synchronization
 extension SyncInteractor {
     /// Applies a snapshot to every module served; modules the snapshot does not name lose their remote values.
     public func apply(_ snapshot: RemoteSnapshot) async {
+        await self.applying.run { await self.applyNow(snapshot) }
+    }
+
+    /// Applies the last snapshot again, under the schemas served now (after a reload): a value the old schemas
+    /// rejected and the new ones accept comes into force, a module added gets its remote values, a value they
+    /// reject is listed. Before the source's first answer since start, only the status is worked out again (the
+    /// values cached on disk stay as they are).
+    public func reapply() async {
+        await self.applying.run {
+            guard let last = self.lastApplied.withLock({ $0?.snapshot }) else {
+                await self.refresh()
+                return
+            }
+            await self.applyNow(last)
+        }
+    }
+
+    private func applyNow(_ snapshot: RemoteSnapshot) async {
         var notStored: [RemoteRejection] = []
         for schema in self.schemas() {
             let raw = snapshot.modules[schema.name] ?? RemoteModuleValues()

@@ -23,6 +23,8 @@ public final class SyncInteractor: SyncInteractorProtocol {
     /// The last snapshot applied, and the modules whose remote values could not be stored then, for the rejected
     /// values that ``refresh()`` lists.
     let lastApplied = Mutex<(snapshot: RemoteSnapshot, notStored: [RemoteRejection])?>(nil)
+    /// One snapshot is applied at a time: the source's, or the last one again after a reload.
+    let applying = SerialGate()
     private let source: (any RemoteSource)?
     private let accounts: any AccountDirectory
     private let minimumInterval: Duration
