@@ -200,12 +200,12 @@ struct WatchInteractorTests {
         let history = ChangeHistory(
             records: [
                 change(1, .int(3128), .int(8080)), change(2, .int(8080), .int(70000)),
-                change(3, .int(70000), .int(9090)),
+                change(3, .int(70000), .int(9090)), change(4, .int(9090), .int(9191)),
             ],
             floor: 0
         )
         let repository = InMemorySettingsRepository(
-            states: ["network": ModuleState(revision: 3, local: ["proxy.port": .int(9090)], history: history)],
+            states: ["network": ModuleState(revision: 4, local: ["proxy.port": .int(9191)], history: history)],
             feed: self.feed
         )
         let watcher = WatchInteractor(
@@ -227,7 +227,9 @@ struct WatchInteractorTests {
             let start = await Self.untilReady(&iterator)
             #expect(start.count == 1, "only ready, no resync: \(start)")
         }
-        for (cursor, rejected) in [("network:0", true), ("network:1", true), ("network:2", false)] {
+        // From revision 2 on, the history holds the rejected value as the `old` of a change: also rejected (the
+        // watcher would be told it, as what the key held).
+        for (cursor, rejected) in [("network:0", true), ("network:1", true), ("network:2", true), ("network:3", false)] {
             let (events, sink) = AsyncStream<WatchEvent>.makeStream()
             await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -246,14 +248,14 @@ struct WatchInteractorTests {
                         Issue.record("no current value after the resync: \(start)")
                         return
                     }
-                    #expect(port.value == .int(9090))
+                    #expect(port.value == .int(9191))
                 } else {
                     // After the record with the rejected value, the history only holds values the schema accepts.
                     guard case .change(_, let change, _, _, _) = start.first else {
                         Issue.record("no replayed change: \(start)")
                         return
                     }
-                    #expect(change.new == .int(9090))
+                    #expect(change.old == .int(9090) && change.new == .int(9191))
                 }
             }
         }

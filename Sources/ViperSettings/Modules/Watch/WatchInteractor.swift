@@ -143,17 +143,20 @@ public struct WatchInteractor: WatchInteractorProtocol {
         return position
     }
 
-    /// The first watched key whose new value in `changes` (what a watcher applies) the schema rejects; `nil` when it
-    /// accepts every one (keys the schema no longer has are left out: their removal follows in the history; keys not
-    /// `watched` are not sent).
+    /// The first watched key whose old or new value in `changes` (what a watcher is told the key held and holds)
+    /// the schema rejects; `nil` when it accepts every one (keys the schema no longer has are left out: their removal
+    /// follows in the history; keys not `watched` are not sent).
     static func firstRejectedKey(
         in changes: [[SettingChange]],
         schema: ModuleSchema,
         watched: (String) -> Bool
     ) -> String? {
         for change in changes.joined() where watched(change.path) {
-            guard let item = schema.item(at: change.path), let value = change.new else { continue }
-            if (try? item.type.checked(value)) == nil { return "\(schema.name).\(change.path)" }
+            guard let item = schema.item(at: change.path) else { continue }
+            for value in [change.old, change.new] {
+                guard let value else { continue }
+                if (try? item.type.checked(value)) == nil { return "\(schema.name).\(change.path)" }
+            }
         }
         return nil
     }
