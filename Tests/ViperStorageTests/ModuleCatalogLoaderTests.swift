@@ -88,6 +88,19 @@ struct ModuleCatalogLoaderTests {
         #expect(catalog.errors.first?.reason == "cannot read the file: it is a FIFO, not a regular file")
     }
 
+    @Test("a schema file larger than 16 MiB is refused without being read to its end; the other files load")
+    func oversizedFile() throws {
+        try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))
+        // A sparse file: 1 TiB, which reading whole would exhaust memory.
+        let huge = self.scratch.file("huge.json")
+        try Files.write("{", to: huge)
+        try #require(truncate(huge, 1 << 40) == 0)
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.map(\.name) == ["network"])
+        #expect(catalog.errors.first?.file == huge)
+        #expect(catalog.errors.first?.reason == "the file is larger than 16 MiB, the most a schema file may hold")
+    }
+
     @Test("a symbolic link to a schema is read, as before")
     func symbolicLink() throws {
         let modules = self.scratch.file("modules")

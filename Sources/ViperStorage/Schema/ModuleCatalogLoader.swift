@@ -1,3 +1,4 @@
+import Glibc
 import Dispatch
 import SettingsAPI
 import Synchronization
@@ -11,7 +12,8 @@ public import ViperSettings
 /// not a regular file (path `$`, reason `cannot read the file: it is a FIFO, not a regular file`; a FIFO is never
 /// waited on, a symbolic link to a regular file is read), when it is not JSON (path `$`, reason
 /// `line L, column C: …`), when its schema is inconsistent (the schema's JSON path and reason), when its `module` is
-/// not its file name (`NAME.json` declares `"module": "NAME"`), or when an earlier file declared the same module.
+/// not its file name (`NAME.json` declares `"module": "NAME"`), when an earlier file declared the same module, or
+/// when it is larger than ``maximumFileSize`` (it is not read to its end).
 ///
 /// ```swift
 /// let catalog = try ModuleCatalogLoader(directory: "config/modules").load()
@@ -22,6 +24,9 @@ public struct ModuleCatalogLoader: Sendable {
     public var directory: String
     /// The daemon-wide limit on a `string` or `strings` value, in bytes of UTF-8 (`max-value-size`).
     public var maxValueSize: Int
+
+    /// The largest schema file read, 16 MiB: a module of 10,000 keys takes about 2 MiB.
+    public static let maximumFileSize = 16 << 20
 
     /// Creates a loader of the schemas in `directory`, limiting values to `maxValueSize` bytes.
     public init(directory: String, maxValueSize: Int = ModuleSchema.defaultMaxValueSize) {
@@ -86,7 +91,12 @@ public struct ModuleCatalogLoader: Sendable {
     private static func schema(at path: String, fileName: String) throws(SchemaError) -> (ModuleSchema, [UInt8]) {
         let content: [UInt8]?
         do {
-            content = try RegularFile.contents(of: path)
+            content = try RegularFile.contents(of: path, limit: Self.maximumFileSize)
+        } catch .system(_, EFBIG) {
+            throw SchemaError(
+                path: "$",
+                reason: "the file is larger than \(Self.maximumFileSize >> 20) MiB, the most a schema file may hold"
+            )
         } catch {
             throw SchemaError(path: "$", reason: "cannot read the file: \(error)")
         }
