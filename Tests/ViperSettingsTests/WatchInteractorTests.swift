@@ -229,7 +229,8 @@ struct WatchInteractorTests {
         }
         // From revision 2 on, the history holds the rejected value as the `old` of a change: also rejected (the
         // watcher would be told it, as what the key held).
-        for (cursor, rejected) in [("network:0", true), ("network:1", true), ("network:2", true), ("network:3", false)] {
+        for (cursor, rejected) in [("network:0", true), ("network:1", true), ("network:2", true), ("network:3", false)]
+        {
             let (events, sink) = AsyncStream<WatchEvent>.makeStream()
             await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
