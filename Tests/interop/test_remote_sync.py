@@ -214,3 +214,40 @@ def test_etcd_watch_reaches_settingsctl_within_a_second(daemon_factory, etcd):
                what="the delete through the watch")
     status = json.loads(ctl(daemon, "--json", "status").stdout)["sync"]
     assert status["state"] == "ok" and status["source"].startswith("etcd://")
+
+
+def test_reload_that_widens_a_schema_brings_a_refused_fleet_value_into_force(daemon_factory, nginx):
+    """A fleet value refused under a narrowed schema comes into force when a reload accepts it, without waiting for
+    the document to change: the last document is applied again at every reload."""
+    daemon = daemon_factory(start=False)
+    modules = os.path.join(daemon_factory.root, "modules")
+    shutil.copytree(support.MODULES_DIR, modules)
+    path = os.path.join(modules, "network.json")
+    with open(path) as file:
+        wide = json.load(file)
+    narrow = json.loads(json.dumps(wide))
+    port = next(item for item in narrow["sections"][0]["items"] if item["id"] == "port")
+    port["range"] = [1, 5000]
+    with open(path, "w") as file:
+        json.dump(narrow, file)
+    write_document(nginx["www"], "r1", mandatory={"proxy.port": 8080})
+    daemon.extra_args += ["--modules-dir", modules, "--remote", nginx["url"]]
+    daemon.start()
+
+    def sync_status():
+        return json.loads(ctl(daemon, "--json", "status").stdout)["sync"]
+
+    wait_until(lambda: sync_status()["state"] == "ok", what="the first sync")
+    assert sync_status()["rejected"] == ["network.proxy.port: must be within 1..5000 (mandatory)"]
+    assert ctl(daemon, "get", "network.proxy.port").stdout == "3128\n"
+    assert ctl(daemon, "set", "network.proxy.port", "4000").returncode == 0, "not locked: the value was refused"
+
+    with open(path, "w") as file:
+        json.dump(wide, file)
+    daemon.process.send_signal(signal.SIGHUP)
+    wait_until(lambda: ctl(daemon, "get", "network.proxy.port").stdout == "8080\n", deadline=30,
+               what="the fleet value in force after the reload")
+    assert sync_status()["rejected"] == []
+    assert sync_status()["mandatoryInForce"] == 1, sync_status()
+    locked = ctl(daemon, "set", "network.proxy.port", "4001")
+    assert locked.returncode == 6, locked
