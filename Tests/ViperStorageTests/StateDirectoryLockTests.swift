@@ -40,4 +40,25 @@ struct StateDirectoryLockTests {
             "\(String(describing: refused))"
         )
     }
+
+    @Test(
+        "a state directory below a symbolic link to nothing (a disk not mounted) or below /proc is an error naming it",
+        arguments: ["link", "proc"]
+    )
+    func parentThatCannotHoldIt(kind: String) throws {
+        let path: String
+        if kind == "link" {
+            let link = self.scratch.file("not-mounted")
+            try #require(symlink(self.scratch.file("nowhere"), link) == 0)
+            path = link + "/viper-settings/state"
+        } else {
+            path = "/proc/viper-settings-test/state"
+        }
+        // It recursed for ever (`mkdir` said ENOENT for the path and EEXIST for its parent) until the stack ran out.
+        let refused = #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }
+        #expect(
+            refused?.message.hasPrefix("cannot create the state directory \(path): ") == true,
+            "\(String(describing: refused))"
+        )
+    }
 }

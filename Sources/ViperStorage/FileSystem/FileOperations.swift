@@ -160,20 +160,25 @@ enum FileOperations {
         _ = Glibc.close(descriptor)
     }
 
-    /// Creates `path` and its missing parents (mode 0755), syncing each parent that gained an entry.
+    /// Creates `path` and its missing parents (mode 0755), syncing each parent that gained an entry. A parent that
+    /// is there but cannot hold it (a symbolic link to nothing, `/proc`) fails with the `mkdir` of `path`.
     static func createDirectory(_ path: String) throws(StorageError) {
         if Glibc.mkdir(path, 0o755) == 0 {
             try self.syncDirectory(self.parent(of: path))
             return
         }
-        let code = Glibc.errno
-        switch code {
-        case EEXIST: return
-        case ENOENT where self.parent(of: path) != path:
-            try self.createDirectory(self.parent(of: path))
-            try self.createDirectory(path)
-        default: throw .system("mkdir", path, errno: code)
+        var code = Glibc.errno
+        let parent = self.parent(of: path)
+        if code == ENOENT && parent != path {
+            try self.createDirectory(parent)
+            // Once: when the parent is there and `path` still cannot be made, asking again would never end.
+            if Glibc.mkdir(path, 0o755) == 0 {
+                try self.syncDirectory(parent)
+                return
+            }
+            code = Glibc.errno
         }
+        guard code == EEXIST else { throw .system("mkdir", path, errno: code) }
     }
 
     /// The names in a directory, without `.` and `..`.
