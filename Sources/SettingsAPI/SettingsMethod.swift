@@ -15,6 +15,28 @@ public enum SettingsMethod: String, Sendable, CaseIterable {
     /// The interface that declares these methods and their errors.
     public static let interface = "io.viper.settings"
 
+    /// The parameters the method takes, as the IDL declares them: a call with any other is refused with
+    /// `org.varlink.service.InvalidParameter` naming it (a misspelt `dryRun` must not make a `Load` write).
+    public var parameterNames: Set<String> {
+        switch self {
+        case .listModules, .status, .sync: Self.noneParameters
+        case .showModule: Self.moduleParameters
+        case .get, .reset, .explain: Self.keyParameters
+        case .set: Self.setParameters
+        case .watch: Self.watchParameters
+        case .dump: Self.dumpParameters
+        case .load: Self.loadParameters
+        }
+    }
+
+    private static let noneParameters: Set<String> = []
+    private static let moduleParameters: Set<String> = ["module"]
+    private static let keyParameters: Set<String> = ["key"]
+    private static let setParameters: Set<String> = ["key", "value", "text"]
+    private static let watchParameters: Set<String> = ["keys", "after"]
+    private static let dumpParameters: Set<String> = ["modules", "effective"]
+    private static let loadParameters: Set<String> = ["modules", "replace", "dryRun", "ifRevision"]
+
     /// The fully qualified name, e.g. `io.viper.settings.Get`.
     public var qualifiedName: String { "\(Self.interface).\(self.rawValue)" }
 

@@ -125,6 +125,49 @@ struct WireContractTests {
         #expect(Set(idl.methods.keys).union(idl.errors.keys) == Set(expected + ["PermissionDenied"]))
     }
 
+    @Test("the parameters each method takes are the ones the IDL declares")
+    func parameterNamesMatchTheIDL() {
+        let idl = CheckedVarlinkClient.idl
+        #expect(Set(idl.methods.keys) == Set(SettingsMethod.allCases.map(\.rawValue)))
+        for method in SettingsMethod.allCases {
+            #expect(
+                Set(idl.methods[method.rawValue]?.input.map(\.name) ?? []) == method.parameterNames,
+                "\(method.rawValue)"
+            )
+        }
+    }
+
+    @Test("a parameter a method does not take is InvalidParameter naming it: a misspelt dryRun makes no Load write")
+    func unknownParameterIsRefused() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let client = CheckedVarlinkClient(socketPath: daemon.socketPath)
+        let before = try client.call("Get", ["key": "network.proxy.port"]).parameters
+        for misspelt in ["dry_run", "dryrun", "if_revision"] {
+            let load = try client.call(
+                "Load",
+                ["modules": ["network": ["values": ["proxy.port": 4242]]], misspelt: true]
+            )
+            #expect(load.error == "org.varlink.service.InvalidParameter")
+            #expect(load.parameters == ["parameter": .string(misspelt)])
+        }
+        let get = try client.call("Get", ["key": "network.proxy.port", "bogus": 1])
+        #expect(get.error == "org.varlink.service.InvalidParameter" && get.parameters == ["parameter": "bogus"])
+        #expect(try client.call("Get", ["key": "network.proxy.port"]).parameters == before, "nothing was written")
+        for method in SettingsMethod.allCases where method != .watch {
+            let reply = try client.call(method.rawValue, ["zz": 1])
+            #expect(reply.error == "org.varlink.service.InvalidParameter", "\(method.rawValue)")
+            #expect(reply.parameters == ["parameter": "zz"], "\(method.rawValue)")
+        }
+        let watch = try client.stream(
+            "Watch",
+            ["keys": ["network.proxy.port"], "after": "network:0", "cursor": "network:0"],
+            ready: { $0.error != nil || $0.parameters["event"] == "ready" }
+        )
+        #expect(watch.last?.error == "org.varlink.service.InvalidParameter")
+        #expect(watch.last?.parameters == ["parameter": "cursor"])
+    }
+
     @Test("the IDL check rejects a field sent but not declared, and a required field that is missing")
     func checkerRejects() throws {
         let idl = CheckedVarlinkClient.idl

@@ -90,6 +90,26 @@ struct VarlinkServiceInterfaceTests {
         }
     }
 
+    @Test(
+        "A parameter the method does not take is InvalidParameter naming it, as systemd's servers answer",
+        arguments: [
+            (#"{"method": "org.varlink.service.GetInfo", "parameters": {"verbose": true}}"#, "verbose"),
+            (
+                #"{"method": "org.varlink.service.GetInterfaceDescription", "parameters": {"interface": "org.varlink.service", "x": null}}"#,
+                "x"
+            ),
+        ]
+    )
+    func unknownParameter(call: String, parameter: String) async throws {
+        try await TestServer.with { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                let reply = try await client.call(call)
+                #expect(reply["error"] == "org.varlink.service.InvalidParameter")
+                #expect(reply["parameters"] == ["parameter": .string(parameter)])
+            }
+        }
+    }
+
     @Test("An unknown method of org.varlink.service is MethodNotFound")
     func unknownServiceMethod() async throws {
         try await TestServer.with { server in

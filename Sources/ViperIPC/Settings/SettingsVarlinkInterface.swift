@@ -62,8 +62,8 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     /// A `Get` of a key whose module is loaded, answered from its current state (the same ViewModel and bytes the
     /// Router and the reply cache give in ``handle(_:peer:replies:)``); `nil` for anything else.
     public func replyNow(to call: VarlinkCall) -> [UInt8]? {
-        guard call.methodName == SettingsMethod.get.rawValue, let key = call.parameters["key"]?.stringValue,
-            let value = self.router.valueNow(key: key)
+        guard call.methodName == SettingsMethod.get.rawValue, call.parameters.count == 1,
+            let key = call.parameters["key"]?.stringValue, let value = self.router.valueNow(key: key)
         else { return nil }
         return self.valueText(value)
     }
@@ -89,6 +89,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     @inline(never)
     private func watch(_ call: VarlinkCall, replies: any VarlinkReplySink) async throws {
         guard call.more else { throw VarlinkError.expectedMore() }
+        try Self.refuseUnknownParameters(of: call, taken: SettingsMethod.watch.parameterNames)
         var targets: [String] = []
         if let keys = call.parameters["keys"], keys != .null {
             guard let list = keys.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
@@ -114,6 +115,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     static func request(for call: VarlinkCall) throws(VarlinkError) -> SettingsRequest {
         guard let known = SettingsMethod(rawValue: call.methodName) else { throw .methodNotFound(call.method) }
         let parameters = call.parameters
+        try Self.refuseUnknownParameters(of: call, taken: known.parameterNames)
         func string(_ name: String) throws(VarlinkError) -> String {
             guard let value = parameters[name]?.stringValue else { throw .invalidParameter(name) }
             return value
@@ -153,6 +155,12 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
             case (_?, _?): throw .invalidParameter("text")
             }
         }
+    }
+
+    /// `InvalidParameter` naming the first parameter of `call`, in sorted order, that the method does not take.
+    static func refuseUnknownParameters(of call: VarlinkCall, taken: Set<String>) throws(VarlinkError) {
+        guard call.parameters.keys.contains(where: { !taken.contains($0) }) else { return }
+        throw .invalidParameter(call.parameters.keys.filter { !taken.contains($0) }.sorted()[0])
     }
 
     /// The parameter `name`, read by `read`; `nil` when absent or null, `InvalidParameter` when `read` fails.
