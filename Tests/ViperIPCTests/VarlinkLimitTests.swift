@@ -27,6 +27,19 @@ struct VarlinkLimitTests {
         }
     }
 
+    @Test("A connection over a limit whose first call is oneway gets no reply at all, not even the error: it is closed")
+    func onewayOverTheLimit() async throws {
+        try await TestServer.with(maximumConnections: 1) { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
+                #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
+                    try await second.send(#"{"method": "org.example.test.Echo", "oneway": true}"#)
+                    try await second.expectClosed()
+                }
+            }
+        }
+    }
+
     @Test("A connection over the total limit gets an error naming the limit, then is closed")
     func totalLimit() async throws {
         try await TestServer.with(maximumConnections: 1) { server in
