@@ -248,6 +248,8 @@ def test_watch_without_more_is_expected_more(daemon):
     [
         (["network.proxy.nope"], "io.viper.settings.NoSuchKey", {"key": "network.proxy.nope"}),
         (["nosuchmodule"], "io.viper.settings.NoSuchModule", {"module": "nosuchmodule"}),
+        # A key of an unknown module names the module, as Get, Set, Explain and Reset do.
+        (["nosuchmodule.a.b"], "io.viper.settings.NoSuchModule", {"module": "nosuchmodule"}),
     ],
 )
 def test_watch_unknown_key_or_module(daemon, keys, error, parameters):

@@ -28,7 +28,9 @@ struct WatchScope: Sendable {
             }
             let module = String(target[..<dot])
             let path = String(target[target.index(after: dot)...])
-            guard let schema = byName[module], schema.item(at: path) != nil else { throw .noSuchKey(key: target) }
+            // As every other call says of a key: its module first, then the key.
+            guard let schema = byName[module] else { throw .noSuchModule(module: module) }
+            guard schema.item(at: path) != nil else { throw .noSuchKey(key: target) }
             modules[module] = schema
             keys[module, default: []].insert(path)
         }
