@@ -374,6 +374,18 @@ struct ChangeHistoryTests {
         #expect(history.floor == 4 && history.records.isEmpty)
     }
 
+    @Test("a revision that changed no effective value is kept: the history still reaches back across it")
+    func recordWithoutChangesIsKept() {
+        let unchanged = { (revision: Int64) in ChangeRecord(revision: revision, cause: .schema, changes: []) }
+        var history = ChangeHistory(records: [Self.record(1), Self.record(2)], floor: 0)
+        history.append(unchanged(3))
+        history.advance(to: 4, from: 3, record: unchanged(4))
+        history.append(Self.record(5))
+        #expect(history.floor == 0)
+        #expect(history.records(after: 1)?.map(\.revision) == [2, 3, 4, 5])
+        #expect(history.record(at: 4)?.changes.isEmpty == true)
+    }
+
     @Test("cursors read back what they write, and garbage is refused")
     func cursorText() {
         let cursor = WatchCursor(positions: ["network": .init(revision: 42, index: 1), "display": .init(revision: 7)])

@@ -458,6 +458,29 @@ def test_resume_after_cursor_across_restart(daemon):
         assert events == [{"event": "ready", "cursor": live["cursor"]}], events
 
 
+def test_revision_without_an_effective_change_does_not_cut_the_history(daemon):
+    """A set of the value already in effect stores it and moves the revision, changing no effective value: a watcher
+    is told nothing of it, and one resuming from before it gets exactly the changes that followed, also after a
+    restart (the history used to start over there, so every earlier cursor got a resync)."""
+    with reference_proxy(daemon) as watcher, support.RawConnection(daemon.socket_path, timeout=DEADLINE) as writer:
+        stream = watcher.Watch(keys=[PORT], _more=True)
+        cursor = until_ready(stream)[-1]["cursor"]
+        stored = raw_set(writer, PORT, 3128)  # the default, now stored as a local value: a new revision
+        assert stored["item"]["layer"] == "local" and stored["item"]["value"] == 3128, stored
+        raw_set(writer, PORT, 4000)
+        live = next_event(stream)
+        assert change_summary(live)[:4] == ("change", PORT, 3128, 4000), live
+        revision = live["revision"]
+    for restart in (False, True):
+        if restart:
+            daemon.stop_and_check()
+            daemon.start()
+        with reference_proxy(daemon) as watcher:
+            events = until_ready(watcher.Watch(keys=[PORT], after=cursor, _more=True))
+        assert [change_summary(event) for event in events[:-1]] == [("change", PORT, 3128, 4000, revision)], events
+        assert events[-1]["cursor"] == live["cursor"], events
+
+
 def test_resume_inside_a_record_of_several_changes(daemon):
     """Load changes three keys in one revision; a cursor taken after the first resumes with the other two."""
     with reference_proxy(daemon) as watcher, reference_proxy(daemon) as writer:

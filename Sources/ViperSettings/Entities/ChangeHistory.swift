@@ -41,13 +41,11 @@ public struct ChangeHistory: Sendable, Hashable {
     /// The revision of the last change the history knows of.
     public var latest: Int64 { self.chunks.last?.last?.revision ?? self.floor }
 
-    /// Appends the record of a revision after ``latest``; a record that is not newer is ignored.
+    /// Appends the record of a revision after ``latest``; a record that is not newer is ignored. A record that
+    /// changes no effective value (a value stored equal to the one in effect, a fleet layer under a local value) is
+    /// kept like any other: a watcher resumes across it, told nothing.
     public mutating func append(_ record: ChangeRecord) {
         guard record.revision > self.latest else { return }
-        if record.changes.isEmpty {
-            self.restart(at: record.revision)
-            return
-        }
         if let last = self.chunks.indices.last, self.chunks[last].count < Self.chunkSize {
             self.chunks[last].append(record)
         } else {
@@ -60,7 +58,7 @@ public struct ChangeHistory: Sendable, Hashable {
     /// restarts the history when it moved on without one (no watcher can be told what that revision changed).
     public mutating func advance(to new: Int64, from old: Int64, record: ChangeRecord?) {
         guard new > old else { return }
-        if let record, record.revision == new, !record.changes.isEmpty {
+        if let record, record.revision == new {
             if self.latest != old { self.restart(at: old) }
             self.append(record)
         } else {

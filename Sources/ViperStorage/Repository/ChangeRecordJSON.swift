@@ -57,7 +57,8 @@ enum ChangeRecordJSON {
                 )
             )
         }
-        guard !changes.isEmpty else { return nil }
+        // An empty list is the record of a revision that changed no effective value: kept, so that watchers resume
+        // across it.
         return ChangeRecord(revision: revision, cause: cause, changes: changes)
     }
 

@@ -195,6 +195,11 @@ public struct WatchInteractor: WatchInteractorProtocol {
         emit: @Sendable (WatchEvent) async throws -> Void
     ) async throws {
         guard var position = cursor.positions[module] else { return }
+        if record.changes.isEmpty, position.revision < record.revision {
+            // A revision that changed no effective value: nothing to tell, the cursor moves past it.
+            cursor.positions[module] = .init(revision: record.revision)
+            return
+        }
         let last = record.changes.count - 1
         for (index, change) in record.changes.enumerated()
         where position.precedes(revision: record.revision, index: index) {
