@@ -64,7 +64,8 @@ public struct Daemon: Sendable {
             threadPool: NIOThreadPool.singleton,
             logger: logger,
             schema: { name in catalog.current.first { $0.name == name } },
-            feed: feed
+            feed: feed,
+            stateLock: stateLock
         )
         let storageProblems = await repository.problems(modules: catalog.current.map(\.name))
         for problem in storageProblems {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ViperSettings
 import ViperStorage
 import ViperTestSupport
 
@@ -11,22 +12,62 @@ struct StateDirectoryLockTests {
     @Test("the directory is created and locked; a second lock is refused, naming it, until the first is released")
     func exclusive() throws {
         let path = self.scratch.newDirectory()
-        var first = try StateDirectoryLock.acquire(path)
-        #expect(first != nil)
+        var first: StateDirectoryLock? = try StateDirectoryLock.acquire(path)
+        #expect(first?.isHeld == true)
         #expect(FileManager.default.fileExists(atPath: path))
         #expect(Files.list(path).isEmpty, "the lock adds no file to the directory")
         let refused = #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }
         #expect(refused?.message.hasPrefix("the state directory \(path) is in use by another viper-settingsd") == true)
         first = nil
         let again = try StateDirectoryLock.acquire(path)
-        #expect(again?.path == path)
+        #expect(again.path == path && again.isHeld)
     }
 
-    @Test("a state directory that is a file is left to the repository to report: no lock, no error")
+    @Test("a state directory that is a file is left to the repository to report: not locked, no error")
     func notADirectory() throws {
         let path = self.scratch.file("state")
         try Files.write("not a directory", to: path)
-        #expect(try StateDirectoryLock.acquire(path) == nil)
+        let lock = try StateDirectoryLock.acquire(path)
+        #expect(!lock.isHeld)
+        #expect(lock.heldOrTaken()?.message == "open \(path): Not a directory")
+    }
+
+    @Test(
+        "a daemon that could not lock its directory at start writes only once it takes the lock, never beside another"
+    )
+    func writesTakeTheLock() async throws {
+        let path = self.scratch.file("state")
+        try Files.write("in the way", to: path)
+        let first = try StateDirectoryLock.acquire(path)
+        #expect(!first.isHeld)
+        let repository = JSONFileRepository(
+            directory: path,
+            threadPool: .singleton,
+            logger: LogRecorder().logger,
+            stateLock: first
+        )
+        // The culprit is moved away, and a second daemon starts on the directory: it creates it and locks it.
+        try FileManager.default.removeItem(atPath: path)
+        var second: StateDirectoryLock? = try StateDirectoryLock.acquire(path)
+        #expect(second?.isHeld == true)
+        let refused = await #expect(throws: StorageError.self) {
+            _ = try await repository.update(module: "network") { _ in
+                LocalChange(set: ["proxy.port": .int(8080)], revision: 1)
+            }
+        }
+        #expect(
+            refused?.message.contains("is in use by another viper-settingsd") == true,
+            "\(String(describing: refused))"
+        )
+        #expect(Files.list(path).isEmpty, "nothing written in the other daemon's directory")
+        second = nil
+        _ = try await repository.update(module: "network") { _ in
+            LocalChange(set: ["proxy.port": .int(8080)], revision: 1)
+        }
+        #expect(Files.list(path) == ["network.journal"])
+        #expect(first.isHeld)
+        #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }
+        withExtendedLifetime(second) {}
     }
 
     @Test("a state directory that cannot be created is an error at start, naming it: not created later, unlocked")

@@ -1,48 +1,86 @@
 import Glibc
+import Synchronization
 import ViperPOSIX
 
 /// An exclusive lock on a state directory for as long as the daemon runs, so that two daemons never share one.
 ///
 /// Two daemons writing the same journals would each acknowledge writes the other then overwrites, and give one
-/// revision to two states. The lock is a ``DirectoryLock`` (`flock(2)` on the directory itself).
+/// revision to two states. The lock is a ``DirectoryLock`` (`flock(2)` on the directory itself). When the directory
+/// cannot be opened at start (a file in the way, no permission), the daemon starts without it and its writes are
+/// refused; ``heldOrTaken()`` takes it before any write, so that a write never lands in a directory another daemon
+/// has locked meanwhile.
 public final class StateDirectoryLock: Sendable {
-    private let lock: DirectoryLock
-
     /// The locked directory.
-    public var path: String { self.lock.path }
+    public let path: String
+    private let lock: Mutex<DirectoryLock?>
 
-    private init(lock: DirectoryLock) {
-        self.lock = lock
+    private init(path: String, lock: DirectoryLock?) {
+        self.path = path
+        self.lock = Mutex(lock)
     }
+
+    /// Whether the lock is held now.
+    public var isHeld: Bool { self.lock.withLock { $0 != nil } }
 
     /// Locks the directory at `path`, creating it when missing.
     ///
-    /// Returns `nil` when something that is not a directory is in the way (a file): the repository reports that,
-    /// and refuses writes, as it would without the lock. Throws when the directory cannot be created (a parent
-    /// that is not writable: the daemon would otherwise create it at its first write, later, without the lock) and
-    /// when another process holds the lock.
-    public static func acquire(_ path: String) throws(StorageError) -> StateDirectoryLock? {
+    /// When something that is not a directory is in the way (a file), or the directory cannot be opened, the lock
+    /// is returned without being held: the repository reports that and refuses writes, each of which first takes
+    /// the lock (``heldOrTaken()``). Throws when the directory cannot be created (a parent that is not writable: the
+    /// daemon would otherwise create it at its first write, later) and when another process holds the lock.
+    public static func acquire(_ path: String) throws(StorageError) -> StateDirectoryLock {
         do {
             try FileOperations.createDirectory(path)
         } catch {
             guard FileOperations.kind(path) != nil else {
                 throw StorageError("cannot create the state directory \(path): \(error.message)", errno: error.errno)
             }
-            return nil
+            return StateDirectoryLock(path: path, lock: nil)
         }
         do throws(DirectoryLock.Failure) {
-            return try DirectoryLock.acquire(path).map(StateDirectoryLock.init(lock:))
+            return StateDirectoryLock(path: path, lock: try DirectoryLock.acquire(path))
         } catch {
-            switch error {
-            case .held:
-                throw StorageError(
-                    "the state directory \(path) is in use by another viper-settingsd (it holds the directory's"
-                        + " lock); stop that daemon, or give this one another state directory (--state-dir)",
-                    errno: EWOULDBLOCK
+            throw Self.failure(error, path: path)
+        }
+    }
+
+    /// `nil` once the lock is held; else tries to take it (creating the directory when missing, as the first write
+    /// would) and returns why it cannot be: the directory cannot be made or opened, or another daemon holds it.
+    /// Blocks on the file system briefly; call it where the write's file operations run.
+    public func heldOrTaken() -> StorageError? {
+        self.lock.withLock { held -> StorageError? in
+            if held != nil { return nil }
+            do throws(StorageError) {
+                try FileOperations.createDirectory(self.path)
+            } catch {
+                return StorageError(
+                    "the state directory \(self.path) cannot be locked: \(error.message)",
+                    errno: error.errno
                 )
-            case .system(let code):
-                throw .system("flock", path, errno: code)
             }
+            do throws(DirectoryLock.Failure) {
+                guard let taken = try DirectoryLock.acquire(self.path) else {
+                    let code = Glibc.errno
+                    return .system("open", self.path, errno: code)
+                }
+                held = taken
+                return nil
+            } catch {
+                return Self.failure(error, path: self.path)
+            }
+        }
+    }
+
+    private static func failure(_ error: DirectoryLock.Failure, path: String) -> StorageError {
+        switch error {
+        case .held:
+            StorageError(
+                "the state directory \(path) is in use by another viper-settingsd (it holds the directory's"
+                    + " lock); stop that daemon, or give this one another state directory (--state-dir)",
+                errno: EWOULDBLOCK
+            )
+        case .system(let code):
+            .system("flock", path, errno: code)
         }
     }
 }

@@ -64,9 +64,16 @@ extension JSONFileRepository {
             )
         }
         let writer = self.writer
+        let stateLock = self.stateLock
         let outcomes: [JournalWriter.Outcome]
         do {
-            outcomes = try await self.threadPool.runIgnoringCancellation { [appends] in writer.write(appends) }
+            outcomes = try await self.threadPool.runIgnoringCancellation { [appends] in
+                // Nothing is written in a directory this daemon does not hold: another one may be writing it.
+                if let failure = stateLock?.heldOrTaken() {
+                    return appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
+                }
+                return writer.write(appends)
+            }
         } catch {
             let failure = StorageError("cannot write the journals: the storage thread pool is not running (\(error))")
             outcomes = appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }

@@ -52,6 +52,8 @@ public actor JSONFileRepository: SettingsRepository {
     let compactAfterBytes: Int
     /// Where durable change records are published for watchers.
     let feed: ChangeFeed?
+    /// The daemon's lock on the directory, taken before any write when it could not be at start.
+    let stateLock: StateDirectoryLock?
 
     var entries: [String: ModuleEntry] = [:]
     /// The durable state of every loaded module, for ``currentState(of:)``.
@@ -78,6 +80,8 @@ public actor JSONFileRepository: SettingsRepository {
     ///   - compactAfterBytes: … or when it would grow past this many bytes.
     ///   - schema: The schema of a module, to log stored values that break it when the module is loaded.
     ///   - feed: Receives the change record of every durable change that moved a module's revision, in order.
+    ///   - stateLock: The lock on `directory`: a batch is not written while it cannot be held (another daemon took
+    ///     the directory while this one could not open it); `nil` writes without a lock.
     ///   - timestamp: The UTC time stamp for the names of files moved aside, `YYYYMMDDTHHMMSSZ`; the current time
     ///     when `nil`.
     public init(
@@ -88,6 +92,7 @@ public actor JSONFileRepository: SettingsRepository {
         compactAfterBytes: Int = 1 << 20,
         schema: @escaping @Sendable (String) -> ModuleSchema? = { _ in nil },
         feed: ChangeFeed? = nil,
+        stateLock: StateDirectoryLock? = nil,
         timestamp: (@Sendable () -> String)? = nil
     ) {
         precondition(compactAfterRecords >= 1, "compactAfterRecords must be at least 1")
@@ -107,6 +112,7 @@ public actor JSONFileRepository: SettingsRepository {
         self.compactAfterRecords = compactAfterRecords
         self.compactAfterBytes = compactAfterBytes
         self.feed = feed
+        self.stateLock = stateLock
     }
 
     deinit {
@@ -210,9 +216,11 @@ public actor JSONFileRepository: SettingsRepository {
         let open = Array(self.descriptors.values)
         self.descriptors = [:]
         let writer = self.writer
+        let stateLock = self.stateLock
         do {
             let results = try await self.threadPool.runIgnoringCancellation {
                 defer { for descriptor in open { FileOperations.close(descriptor) } }
+                if let failure = stateLock?.heldOrTaken() { throw failure }
                 return work.map { item in
                     let cut = writer.cutBack(item.module, descriptor: item.descriptor, to: item.cut)
                     return (cut, writer.compact(item.module, descriptor: item.descriptor, to: item.state))
