@@ -63,6 +63,40 @@ struct StateFilesRemovedTests {
     }
 }
 
+extension StateFilesRemovedTests {
+    @Test(
+        "a journal cut or written to by another process while open: the next write puts the whole state in a snapshot",
+        arguments: ["truncated", "appended"]
+    )
+    func journalChangedInPlace(how: String) async throws {
+        let directory = self.scratch.newDirectory()
+        let recorder = LogRecorder()
+        let repository = makeRepository(directory, recorder: recorder)
+        _ = try await self.set(repository, "proxy.port", 1)
+        _ = try await self.set(repository, "dns.cache", 0)
+        let journal = "\(directory)/network.journal"
+        if how == "truncated" {
+            try #require(truncate(journal, 0) == 0)
+        } else {
+            let handle = try #require(FileHandle(forWritingAtPath: journal))
+            handle.seekToEndOfFile()
+            handle.write(Data("garbage that is not JSON\n".utf8))
+            try handle.close()
+        }
+        let revision = try await self.set(repository, "proxy.mode", 3)
+        let revision2 = try await self.set(repository, "proxy.port", 4)
+        #expect(
+            recorder.count {
+                $0.hasPrefix("The journal of module network was changed by another process while the daemon ran")
+            } == 1
+        )
+        let restarted = try await makeRepository(directory).state(of: "network")
+        #expect(restarted.local == ["proxy.port": .int(4), "dns.cache": .int(0), "proxy.mode": .int(3)])
+        #expect(restarted.revision == revision2 && revision2 == revision + 1)
+        #expect(!(try Files.read(journal).contains("garbage")), "what another process wrote is not kept")
+    }
+}
+
 /// The copies of the schemas served, kept in the state directory for the next start.
 @Suite("ServedSchemaStore")
 struct ServedSchemaStoreTests {

@@ -86,7 +86,12 @@ extension JSONFileRepository {
                 continue
             }
             let entry = self.entries[outcome.module]!
-            if outcome.journalLost {
+            if let changed = outcome.journalChanged {
+                self.logger.warning(
+                    "The journal of module \(outcome.module) was changed by another process while the daemon ran (\(changed.found) bytes where the daemon had written \(changed.expected)); the changes the daemon made are kept: the module's whole state is written as a new snapshot",
+                    metadata: ["module": "\(outcome.module)"]
+                )
+            } else if outcome.journalLost {
                 self.logger.warning(
                     "The journal of module \(outcome.module) was removed while the daemon ran; the changes it held are kept: the module's whole state is written as a new snapshot",
                     metadata: ["module": "\(outcome.module)"]

@@ -40,6 +40,9 @@ struct JournalWriter: Sendable {
         /// The journal was removed while the daemon ran (the open one has no name left, or a new one had to be
         /// created where records were): the records it held are written with the whole state as a new snapshot.
         var journalLost = false
+        /// The journal did not have the size this daemon left it with (another process cut it, or wrote to it): its
+        /// size found and the one expected. The records are written with the whole state as a new snapshot too.
+        var journalChanged: (found: Int, expected: Int)?
     }
 
     enum Compaction: Sendable {
@@ -87,7 +90,14 @@ struct JournalWriter: Sendable {
                         try FileOperations.truncate(outcome.descriptor!, to: cut, path: path)
                         try self.directory.sync(outcome.descriptor!, path: path)
                     }
-                    start = try FileOperations.size(outcome.descriptor!, path: path)
+                    let size = try FileOperations.size(outcome.descriptor!, path: path)
+                    if append.cutTo == nil && !outcome.journalLost && size != append.journalBytes {
+                        // Cut or written to by someone else: what it holds is not what this daemon wrote, and a
+                        // restart would not read back the state served.
+                        outcome.journalLost = true
+                        outcome.journalChanged = (size, append.journalBytes)
+                    }
+                    start = size
                     try FileOperations.writeAll(outcome.descriptor!, append.bytes, path: path)
                 } catch {
                     outcome.error = error
