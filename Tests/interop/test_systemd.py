@@ -193,3 +193,47 @@ def test_journal_stream_without_journald_logs_to_standard_error(tmp_path):
         assert process.wait(timeout=support.STOP_DEADLINE) == 0
     log = stderr_path.read_text()
     assert "network.proxy.port" in log and "8080" in log, log
+
+
+def test_unreadable_state_file_is_named_in_the_status_line():
+    """A state file the daemon's user cannot read (mode 000) is logged and named in the STATUS= line, as a file of
+    the wrong kind is: `systemctl status` shows why the module refuses writes."""
+    import socket
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="viper-status-")
+    os.chmod(root, 0o755)
+    process = None
+    try:
+        state = os.path.join(root, "state")
+        os.mkdir(state)
+        snapshot = os.path.join(state, "network.json")
+        with open(snapshot, "w") as file:
+            file.write('{"format": 1, "module": "network", "revision": 1, "local": {"proxy.port": 8080}}')
+        run = os.path.join(root, "run")
+        os.mkdir(run)
+        os.chown(run, 65534, 65534)
+        os.chown(state, 65534, 65534)
+        os.chmod(snapshot, 0)
+        notify_path = os.path.join(root, "notify")
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(notify_path)
+        os.chmod(notify_path, 0o777)
+        notify.settimeout(support.START_DEADLINE)
+        process = subprocess.Popen(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+             "--state-dir", state, "--socket", os.path.join(run, "sock")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, NOTIFY_SOCKET=notify_path),
+        )
+        messages = []
+        while not any("READY=1" in message for message in messages):
+            messages.append(notify.recv(65536).decode())
+        status = next(line for message in messages for line in message.splitlines() if line.startswith("STATUS="))
+        assert "STATE FILES UNUSABLE" in status and f"{snapshot} cannot be used: Permission denied" in status, status
+    finally:
+        if process is not None:
+            process.terminate()
+            _, stderr = process.communicate(timeout=support.STOP_DEADLINE)
+            assert f"{snapshot} cannot be used: Permission denied" in stderr.decode(), stderr.decode()
+        shutil.rmtree(root, ignore_errors=True)

@@ -150,6 +150,12 @@ enum FileOperations {
         return Glibc.lstat(path, &info) == 0
     }
 
+    /// The `errno` of checking that this process may access `path` with `mode` (`R_OK`, `W_OK`, `X_OK`), by its
+    /// effective ids; `nil` when it may.
+    static func accessError(_ path: String, _ mode: Int32) -> Int32? {
+        Glibc.faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0 ? nil : Glibc.errno
+    }
+
     /// Removes a file; a missing file is not an error.
     static func removeIfPresent(_ path: String) {
         _ = Glibc.unlink(path)

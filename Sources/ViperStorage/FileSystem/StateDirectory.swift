@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import ViperPOSIX
 
 /// The files of a state directory and the durable operations on them; counts every sync it makes.
 ///
@@ -59,7 +60,16 @@ struct StateDirectory: Sendable {
     /// Why a module file cannot be used: something other than a regular file is at `path`. `nil` when it is a
     /// file or missing.
     func fileProblem(_ path: String) -> StorageError? {
-        guard let kind = FileOperations.kind(path), !kind.isFile else { return nil }
+        guard let kind = FileOperations.kind(path) else { return nil }
+        if kind.isFile {
+            // The daemon reads the file at the module's first access and writes it (or beside it) on a change.
+            guard let code = FileOperations.accessError(path, R_OK | W_OK) else { return nil }
+            return StorageError(
+                "\(path) cannot be used: \(SystemErrorText.describe(code)) (the daemon's user must be able to read "
+                    + "and write it); fix its owner or mode",
+                errno: code
+            )
+        }
         return StorageError(
             "\(path) is \(kind.name), expected a file; move it out of the way",
             errno: kind.isDirectory ? EISDIR : EINVAL
@@ -69,6 +79,15 @@ struct StateDirectory: Sendable {
     /// The problems of the directory and of the files of `modules`, for a report at start.
     func problems(modules: [String]) -> [StorageError] {
         if let problem = self.problem() { return [problem] }
+        if FileOperations.kind(self.path) != nil, let code = FileOperations.accessError(self.path, R_OK | W_OK | X_OK) {
+            return [
+                StorageError(
+                    "the state directory \(self.path) cannot be used: \(SystemErrorText.describe(code)) (the daemon's "
+                        + "user must be able to read, write and search it); fix its owner or mode",
+                    errno: code
+                )
+            ]
+        }
         return modules.flatMap { module in
             [self.snapshotPath(module), self.journalPath(module), self.remotePath(module)].compactMap {
                 self.fileProblem($0)
