@@ -21,6 +21,30 @@ struct JSONParserTests {
         }
     }
 
+    static let unexpected: [(text: String, reason: String)] = [
+        ("\u{FEFF}{}", "expected a value, found a byte order mark (U+FEFF): save the file without it"),
+        ("x{}", "expected a value, found 'x'"),
+        ("{} z", "unexpected text after the JSON value, found 'z'"),
+        (#"{"a": 1 2}"#, "expected ',' or '}' after an object member, found '2'"),
+        ("[1 ;]", "expected ',' or ']' after an array element, found ';'"),
+        ("{1: 2}", "expected a string as object key, found '1'"),
+        (#"{"a" 2}"#, "expected ':' after object key \"a\", found '2'"),
+        ("[\u{01}]", "expected a value, found U+0001"),
+        ("[é]", "expected a value, found 'é' (U+00E9)"),
+        ("[\u{202E}]", "expected a value, found U+202E"),
+        ("{", "expected a string as object key, found the end of the input"),
+    ]
+
+    @Test("an unexpected character is named, an invisible one by its code point, a byte order mark as such")
+    func unexpectedCharacterNamed() {
+        for (text, reason) in Self.unexpected {
+            let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+            #expect(error?.reason == reason, "\(text.unicodeScalars.map { $0.value })")
+        }
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: [0x5B, 0xFF, 0x5D] as [UInt8]) }
+        #expect(error?.reason == "expected a value, found the byte 0xFF, which is not UTF-8")
+    }
+
     @Test("accepts arrays and objects nested exactly 128 deep")
     func depthAtLimit() throws {
         #expect(JSONValue.maximumDepth == 128)

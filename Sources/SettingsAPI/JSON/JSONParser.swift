@@ -41,7 +41,7 @@ extension JSONValue {
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == buffer.count else { throw parser.error("unexpected text after the JSON value") }
+        guard parser.index == buffer.count else { throw parser.unexpected("unexpected text after the JSON value") }
         self = value
     }
 }
@@ -64,6 +64,31 @@ private struct JSONParser {
             }
         }
         return JSONParseError(reason: reason, line: line, column: column)
+    }
+
+    /// `reason` (what should be here), then what is here instead: `expected a value, found 'x'`. A character that
+    /// cannot be seen is named by its code point, a byte order mark as such.
+    func unexpected(_ reason: String) -> JSONParseError {
+        self.error("\(reason), found \(self.found)")
+    }
+
+    /// What is at the current position, for people.
+    private var found: String {
+        guard self.index < self.bytes.count else { return "the end of the input" }
+        var iterator = self.bytes[self.index...].makeIterator()
+        var decoder = Unicode.UTF8()
+        guard case .scalarValue(let scalar) = decoder.decode(&iterator) else {
+            return "the byte 0x\(String(self.bytes[self.index], radix: 16, uppercase: true)), which is not UTF-8"
+        }
+        var code = String(scalar.value, radix: 16, uppercase: true)
+        code = "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
+        if scalar == "\u{FEFF}" { return "a byte order mark (\(code)): save the file without it" }
+        if scalar.properties.generalCategory == .control || QuotedText.isInvisible(scalar)
+            || scalar.properties.isWhitespace
+        {
+            return code
+        }
+        return scalar.isASCII ? "'\(Character(scalar))'" : "'\(Character(scalar))' (\(code))"
     }
 
     mutating func skipWhitespace() {
@@ -91,7 +116,7 @@ private struct JSONParser {
             try self.expectLiteral("null")
             return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try self.parseNumber()
-        default: throw self.error("unexpected character, expected a value")
+        default: throw self.unexpected("expected a value")
         }
     }
 
@@ -118,13 +143,13 @@ private struct JSONParser {
         while true {
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else {
-                throw self.error("expected a string as object key")
+                throw self.unexpected("expected a string as object key")
             }
             let keyStart = self.index
             let key = try self.parseString()
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: ":") else {
-                throw self.error("expected ':' after object key \(QuotedText.quote(key))")
+                throw self.unexpected("expected ':' after object key \(QuotedText.quote(key))")
             }
             self.index += 1
             self.skipWhitespace()
@@ -141,7 +166,7 @@ private struct JSONParser {
             case UInt8(ascii: "}"):
                 self.index += 1
                 return .object(members)
-            default: throw self.error("expected ',' or '}' after an object member")
+            default: throw self.unexpected("expected ',' or '}' after an object member")
             }
         }
     }
@@ -165,7 +190,7 @@ private struct JSONParser {
             case UInt8(ascii: "]"):
                 self.index += 1
                 return .array(elements)
-            default: throw self.error("expected ',' or ']' after an array element")
+            default: throw self.unexpected("expected ',' or ']' after an array element")
             }
         }
     }
