@@ -309,6 +309,8 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
         network = until_ready(watcher.Watch(keys=["network"], _more=True))[-1]["cursor"]
     with reference_proxy(daemon) as watcher:
         everything = until_ready(watcher.Watch(keys=[], _more=True))[-1]["cursor"]
+    with reference_proxy(daemon) as watcher:
+        power = until_ready(watcher.Watch(keys=["power", "network.proxy.mode"], _more=True))[-1]["cursor"]
     daemon.stop_and_check()
     path = os.path.join(modules, "network.json")
     with open(path) as file:
@@ -327,6 +329,14 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
         events = until_ready(watcher.Watch(keys=[], after=everything, _more=True))
     assert events[0]["event"] == "resync" and "module power" in events[0]["reason"], events[0]
     assert not any(event.get("key", "").startswith("power.") for event in events), events
+    # A watch naming the module removed hears of each key's removal, as after a reload; the other key goes on.
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["power", "network.proxy.mode"], after=power, _more=True))
+    removed = events[:-1]
+    assert removed and all(event["event"] == "change" and event["cause"] == "schema" for event in removed), events
+    assert all(event["key"].startswith("power.") and "old" in event and "value" not in event
+               for event in removed), events
+    assert "power:" in events[-1]["cursor"], events[-1]
     # A restart with nothing changed tells nothing.
     daemon.stop_and_check()
     daemon.start()

@@ -27,9 +27,15 @@ public struct WatchInteractor: WatchInteractorProtocol {
         after cursor: WatchCursor?,
         emit: @Sendable (WatchEvent) async throws -> Void
     ) async throws {
-        var scope = try WatchScope(targets: targets, schemas: self.schemas())
+        var scope = try WatchScope(
+            targets: targets,
+            schemas: self.schemas(),
+            resumable: Set(cursor?.positions.keys ?? [:].keys)
+        )
         // A watch of every module follows the ones a reload adds.
-        let subscription = self.feed.subscribe(modules: scope.everything ? nil : Set(scope.modules.keys))
+        let subscription = self.feed.subscribe(
+            modules: scope.everything ? nil : Set(scope.modules.keys).union(scope.retired)
+        )
         defer { subscription.cancel() }
         var position: WatchCursor
         if let cursor, let resumed = try await self.replay(after: cursor, scope: scope, emit: emit) {
@@ -50,7 +56,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 position = try await self.sendCurrent(scope: scope, emit: emit)
             case .records(let published):
                 for item in published {
-                    if scope.modules[item.module] == nil {
+                    if scope.modules[item.module] == nil && !scope.retired.contains(item.module) {
                         // Only a watch of every module hears of a module it does not know: one a reload added.
                         scope = try WatchScope(targets: [], schemas: self.schemas())
                         try await emit(.resync(reason: .moduleAdded(module: item.module)))
@@ -84,7 +90,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
             try await emit(.resync(reason: .moduleRemoved(module: gone)))
             return nil
         }
-        for module in scope.moduleNames {
+        for module in scope.resumedModuleNames {
             let state = try await self.state(of: module)
             let history = state.history
             guard let start = cursor.positions[module] else {
