@@ -111,6 +111,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The command line of the long-running programs (viper-settingsd, viper-settings-apply): --help laid out for
+        // the terminal, usage errors as exit status 2.
+        .target(
+            name: "ViperCommandLine",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
         // The daemon's composition root: configuration, wiring, services.
         .target(
             name: "ViperDaemon",
@@ -122,6 +129,7 @@ let package = Package(
                 "ViperIPC",
                 "ViperSystemd",
                 "ViperSync",
+                "ViperCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -155,6 +163,7 @@ let package = Package(
                 "ViperSettings",
                 "ViperIPC",
                 "ViperSystemd",
+                "ViperCommandLine",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

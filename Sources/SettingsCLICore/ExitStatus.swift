@@ -25,7 +25,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .notFound: "no such module or key"
         case .invalidValue: "invalid value"
         case .locked: "key locked"
-        case .permissionDenied: "permission denied"
+        case .permissionDenied: "permission denied (apply --dry-run: root only)"
         case .revisionMismatch: "the module changed since the revision given to --if-revision; nothing loaded"
         case .syncFailing: "remote sync failing (sync and status print the state first)"
         case .applyFailing: "apply: a target failed or a target file was refused (printed first)"

@@ -2,10 +2,11 @@ public import ArgumentParser
 import Foundation
 import Logging
 import SettingsAPI
+public import ViperCommandLine
 import ViperSystemd
 
 /// `viper-settingsd`: parses flags, reads the configuration file, and runs the daemon until SIGTERM or SIGINT.
-public struct DaemonCommand: AsyncParsableCommand {
+public struct DaemonCommand: ServiceCommand {
     public static let configuration = CommandConfiguration(
         commandName: "viper-settingsd",
         abstract: "Serve typed system settings over Varlink on a Unix socket.",

@@ -533,6 +533,20 @@ struct ApplyCommandTests {
         #expect(daemon.status == .permissionDenied && daemon.message.contains("the settings daemon"))
     }
 
+    @Test("--help lists apply's exit statuses: 7 for a dry run asked by anyone but root, with 0, 3 and 10")
+    func helpExitStatuses() {
+        let help = SettingsCtl.helpMessage(for: ApplyCommand.self, columns: 1000)
+        #expect(help.contains("\nExit status:\n  0   no target failed and no target file was refused.\n"))
+        #expect(help.contains("\n  3   the applier cannot be reached or is not ready yet;"))
+        #expect(help.contains("\n  7   apply --dry-run by anyone but root: permission denied.\n"))
+        #expect(help.contains("\n  10  after the output: a target failed"))
+        #expect(help.contains("the applier serves it to root only: anyone else gets exit status 7"))
+        let dryRun = help.split(separator: "\n").first { $0.hasPrefix("  --dry-run ") }
+        #expect(dryRun?.contains("(root only: it runs the checks)") == true, "\(dryRun ?? "")")
+        // The top-level list says it too, as it says what 3 and 10 mean for apply.
+        #expect(SettingsCLICore.ExitStatus.permissionDenied.meaning.contains("apply --dry-run: root only"))
+    }
+
     @Test("a reply that does not have the ViewModel's shape is an other failure naming the applier")
     func wrongShape() throws {
         let server = FakeVarlinkServer(reply: #"{"parameters":{"targets":[]}}"#)

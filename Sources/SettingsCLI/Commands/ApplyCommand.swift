@@ -28,10 +28,19 @@ package struct ApplyCommand: ParsableCommand {
             apply --dry-run renders every target with the current values and runs its check on a scratch copy: \
             it prints, for each, the result (unchanged, would-write, check-failed, failed), the check's status \
             and standard error, and the unified diff of the file that would be written. Nothing is written, \
-            nothing reloaded.
+            nothing reloaded. As it runs the targets' checks, the applier serves it to root only: anyone else \
+            gets exit status 7 (apply status is open to everyone).
 
-            Both exit with 10 after their output when a target failed (its last apply, or in a dry run its \
-            check) or a target file was refused; with 3 when the applier cannot be reached or is not ready yet.
+            Exit status:
+              0   no target failed and no target file was refused.
+              3   the applier cannot be reached or is not ready yet; apply status
+                  also exits with 3, after its output, when the applier does not
+                  follow viper-settingsd (changes do not reach the files now).
+              7   apply --dry-run by anyone but root: permission denied.
+              10  after the output: a target failed (its last apply, or in a dry
+                  run its check) or a target file was refused.
+
+            The other statuses are those of every command (settingsctl --help).
 
             The applier's socket: --apply-socket PATH, else $\(SocketLocator.applyEnvironmentVariable), else \
             \(SocketLocator.applySystemPath). (--socket names the settings daemon's socket; apply does not use it.)
@@ -57,7 +66,10 @@ package struct ApplyCommand: ParsableCommand {
     )
     package var applySocket: String?
 
-    @Flag(name: .customLong("dry-run"), help: "Print what applying every target now would write; change nothing.")
+    @Flag(
+        name: .customLong("dry-run"),
+        help: "Print what applying every target now would write; change nothing (root only: it runs the checks)."
+    )
     package var dryRun = false
 
     @Argument(help: "status (the default): the targets and the results of their last apply.")

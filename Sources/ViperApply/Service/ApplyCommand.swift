@@ -4,12 +4,13 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import SettingsAPI
+public import ViperCommandLine
 import ViperIPC
 import ViperPOSIX
 import ViperSystemd
 
 /// `viper-settings-apply`: renders the system's own configuration files from settings and keeps them current.
-public struct ApplyCommand: AsyncParsableCommand {
+public struct ApplyCommand: ServiceCommand {
     public static let configuration = CommandConfiguration(
         commandName: "viper-settings-apply",
         abstract: "Render the system's own configuration files from settings, and keep them current.",
@@ -30,25 +31,65 @@ public struct ApplyCommand: AsyncParsableCommand {
 
             SIGHUP re-reads the targets; SIGTERM and SIGINT stop it.
 
+            Exit status:
+              0  stopped gracefully (SIGTERM, SIGINT).
+              1  a failure: a socket it cannot listen on, a state directory it
+                 cannot create, or one another viper-settings-apply holds (it
+                 locks its state directory while it runs).
+              2  a usage error.
+
             Examples:
-              viper-settings-apply --targets-dir config/apply.d --socket /run/viper-settings/io.viper.settings
-              viper-settings-apply --root /tmp/image --state-dir /tmp/apply-state --control-socket /tmp/apply.sock
+              viper-settings-apply --targets-dir config/apply.d \\
+                --socket /run/viper-settings/io.viper.settings
+              viper-settings-apply --root /tmp/image --state-dir /tmp/apply-state \\
+                --control-socket /tmp/apply.sock
             """,
         version: "viper-settings-apply \(ViperSettingsVersion.current)"
     )
 
-    @Option(name: .customLong("targets-dir"), help: ArgumentHelp("Where target files are read.", valueName: "dir"))
-    var targetsDirectory = "/etc/viper-settings/apply.d"
+    @Option(
+        name: .customLong("targets-dir"),
+        help: ArgumentHelp(
+            "Where target files are read (default: \(ApplyPaths.defaultTargetsDirectory)).",
+            valueName: "dir"
+        )
+    )
+    var targetsDirectory: String?
 
-    @Option(name: .long, help: ArgumentHelp("The settings daemon's socket.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            The settings daemon's socket (default: $\(ApplyPaths.daemonSocketVariable), else \
+            \(ApplyPaths.defaultDaemonSocket)).
+            """,
+            valueName: "path"
+        )
+    )
     var socket: String?
 
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state.json is kept.", valueName: "dir"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            """
+            Where state.json and the dry run's scratch files are kept; one applier at a time (it locks the \
+            directory) (default: $STATE_DIRECTORY, else \(ApplyPaths.defaultStateDirectory)).
+            """,
+            valueName: "dir"
+        )
+    )
     var stateDirectory: String?
 
     @Option(
         name: .customLong("control-socket"),
-        help: ArgumentHelp("The socket it serves io.viper.settings.Apply on.", valueName: "path")
+        help: ArgumentHelp(
+            """
+            The socket it serves io.viper.settings.Apply on (default: \
+            $RUNTIME_DIRECTORY/\(ApplyPaths.controlSocketName), else \
+            \(ApplyPaths.defaultRuntimeDirectory)/\(ApplyPaths.controlSocketName)).
+            """,
+            valueName: "path"
+        )
     )
     var controlSocket: String?
 
@@ -70,35 +111,37 @@ public struct ApplyCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("log-level"),
-        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level")
+        help: ArgumentHelp(
+            "trace, debug, info, notice, warning, error or critical (default: \(Self.defaultLogLevel.rawValue)).",
+            valueName: "level"
+        )
     )
-    var logLevel = "info"
+    var logLevel: String?
+
+    /// `--log-level`'s default.
+    static let defaultLogLevel = Logger.Level.info
 
     public init() {}
 
     public func validate() throws {
-        guard Logger.Level(rawValue: self.logLevel) != nil else {
+        guard self.logLevel.map({ Logger.Level(rawValue: $0) != nil }) ?? true else {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
         }
         guard self.root.isEmpty || self.root.hasPrefix("/") else { throw ValidationError("--root must be absolute") }
     }
 
     public func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let stateDirectory =
-            self.stateDirectory ?? environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-            ?? "/var/lib/viper-settings-apply"
-        let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-        let controlSocket = self.controlSocket ?? "\(runtime ?? "/run/viper-settings-apply")/io.viper.settings.Apply"
-        let daemonSocket =
-            self.socket ?? environment["VIPER_SETTINGS_SOCKET"] ?? "/run/viper-settings/io.viper.settings"
+        let paths = self.paths(environment: ProcessInfo.processInfo.environment)
+        let stateDirectory = paths.stateDirectory
+        let controlSocket = paths.controlSocket
+        let daemonSocket = paths.daemonSocket
 
         let useJournal = JournalLogHandler.isConnectedToJournal()
         var logger = Logger(label: "viper-settings-apply") { label -> any LogHandler in
             useJournal
                 ? JournalLogHandler(identifier: "viper-settings-apply") : StreamLogHandler.standardError(label: label)
         }
-        logger.logLevel = Logger.Level(rawValue: self.logLevel) ?? .info
+        logger.logLevel = self.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? Self.defaultLogLevel
 
         try FileIO.makeDirectories(stateDirectory)
         // Held until the applier stops: two appliers would each record, and rewrite, what the other wrote.
@@ -113,7 +156,7 @@ public struct ApplyCommand: AsyncParsableCommand {
         defer { withExtendedLifetime(stateLock) {} }
         let scratch = stateDirectory + "/dry-run"
         try FileIO.makeDirectories(scratch)
-        let loader = ApplyTargetLoader(directory: self.targetsDirectory, root: self.root)
+        let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: self.root)
         let interactor = ApplyInteractor(
             applier: FileApplier(
                 commands: CommandRunner(),
@@ -178,21 +221,14 @@ public struct ApplyCommand: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    /// Parses the process's arguments and runs; exits 2 on a usage error, 1 on a failure.
-    public static func start() async {
-        do {
-            var command = try Self.parseAsRoot()
-            if let apply = command as? ApplyCommand {
-                try await apply.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let code = Self.exitCode(for: error)
-            guard code == .validationFailure else { Self.exit(withError: error) }
-            let message = Self.fullMessage(for: error)
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            Self.exit(withError: ExitCode(2))
-        }
+    /// The paths these flags give, the others from `environment` or the defaults `--help` shows.
+    public func paths(environment: [String: String]) -> ApplyPaths {
+        ApplyPaths(
+            targetsDirectory: self.targetsDirectory,
+            daemonSocket: self.socket,
+            stateDirectory: self.stateDirectory,
+            controlSocket: self.controlSocket,
+            environment: environment
+        )
     }
 }

@@ -1,19 +1,24 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 
-extension DaemonCommand {
+/// The command line of a long-running program (viper-settingsd, viper-settings-apply): `--help` laid out for the
+/// terminal, so that the tables of its discussion (signals, exit statuses) keep their columns; a usage error is
+/// exit status 2, a failure 1.
+public protocol ServiceCommand: AsyncParsableCommand {}
+
+extension ServiceCommand {
     /// `--help` as printed for a terminal `columns` wide: the help, each line too long wrapped under the text of its
     /// row (ArgumentParser would start continuation lines at column 0).
     public static func help(columns: Int) -> String {
         HelpLayout.reflow(Self.helpMessage(columns: 10_000), columns: max(columns, 20))
     }
 
-    /// Parses the process's arguments and runs the daemon; exits 2 on a usage error, 1 on a failure.
+    /// Parses the process's arguments and runs the command; exits 2 on a usage error, 1 on a failure.
     public static func start() async {
         do {
             var command = try Self.parseAsRoot()
-            if let daemon = command as? DaemonCommand {
-                try await daemon.run()
+            if var service = command as? Self {
+                try await service.run()
             } else {
                 try command.run()
             }

@@ -14,12 +14,14 @@ enum HelpLayout {
 
     /// `text` with every line longer than `columns` wrapped at spaces; its continuation lines start under the text
     /// of the row: after the row's indentation and, in a table row (`  0  stopped gracefully`), after its label and
-    /// the two or more spaces that follow it.
+    /// the two or more spaces that follow it; in the options, at ArgumentParser's column for their help.
     static func reflow(_ text: String, columns: Int) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line -> [Substring] in
+        var inOptions = false
+        return text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line -> [Substring] in
             let line = Substring(line)
+            if line == Self.optionsHeader { inOptions = true }
             guard line.count > columns else { return [line] }
-            let indent = Self.hangingIndent(of: line, columns: columns)
+            let indent = Self.hangingIndent(of: line, columns: columns, option: inOptions)
             var lines: [Substring] = []
             var rest = line
             var width = columns
@@ -43,11 +45,24 @@ enum HelpLayout {
     /// The start of the usage line.
     private static let usage = "USAGE: "
 
+    /// The line before the options, the last section of `--help`.
+    private static let optionsHeader = "OPTIONS:"
+
+    /// The column where ArgumentParser starts an option's help after its label (its `labelColumnWidth`): a label
+    /// one character shorter than that is followed by one space only.
+    private static let optionHelpColumn = 26
+
     /// Where the text of `line` starts: after its leading spaces, and after a label followed by two spaces or more
-    /// when there is one in the first half of the line's width; after `USAGE: `.
-    private static func hangingIndent(of line: Substring, columns: Int) -> Int {
+    /// when there is one in the first half of the line's width; after `USAGE: `; for an `option` row whose label
+    /// fills its column, at that column.
+    private static func hangingIndent(of line: Substring, columns: Int, option: Bool) -> Int {
         // The usage line continues under its first flag, as ArgumentParser lays it out.
         if line.hasPrefix(Self.usage) { return Self.usage.count }
+        let column = Self.optionHelpColumn
+        if option && line.hasPrefix("  -") && line.count > column && column <= columns / 2 {
+            let help = line.index(line.startIndex, offsetBy: column)
+            if line[line.index(before: help)] == " " && line[help] != " " { return column }
+        }
         let leading = line.prefix { $0 == " " }.count
         let body = line.dropFirst(leading)
         if let gap = body.firstRange(of: "  ") {
