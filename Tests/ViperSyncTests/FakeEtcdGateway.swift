@@ -31,9 +31,11 @@ final class FakeEtcdGateway: Sendable {
         let probes = Atomic<Int>(0)
         let watches = Atomic<Int>(0)
         let watch: Mutex<Watch>
-        init(listener: Int32, watch: Watch) {
+        let rangePadding: Int
+        init(listener: Int32, watch: Watch, rangePadding: Int) {
             self.listener = listener
             self.watch = Mutex(watch)
+            self.rangePadding = rangePadding
         }
     }
 
@@ -54,10 +56,11 @@ final class FakeEtcdGateway: Sendable {
         set { self.state.watch.withLock { $0 = newValue } }
     }
 
-    /// Listens on a free loopback port.
-    init(watch: Watch) throws {
+    /// Listens on a free loopback port. A range or probe answer, and a refused watch's, carries `rangePadding` bytes
+    /// of whitespace more (to go over the source's limits).
+    init(watch: Watch, rangePadding: Int = 0) throws {
         let listener = try LoopbackPort.listeningDescriptor()
-        let state = State(listener: listener.descriptor, watch: watch)
+        let state = State(listener: listener.descriptor, watch: watch, rangePadding: rangePadding)
         self.state = state
         self.port = listener.port
         Thread { Self.accept(state) }.start()
@@ -83,10 +86,12 @@ final class FakeEtcdGateway: Sendable {
         switch path {
         case "/v3/kv/range" where body.contains("count_only"):
             state.probes.add(1, ordering: .relaxed)
-            Self.send(connection, status: "200 OK", body: #"{"header":{"revision":"7"},"count":"0"}"#)
+            let padding = String(repeating: " ", count: state.rangePadding)
+            Self.send(connection, status: "200 OK", body: #"{"header":{"revision":"7"},"count":"0"\#(padding)}"#)
         case "/v3/kv/range":
             state.ranges.add(1, ordering: .relaxed)
-            Self.send(connection, status: "200 OK", body: #"{"header":{"revision":"7"},"kvs":[]}"#)
+            let padding = String(repeating: " ", count: state.rangePadding)
+            Self.send(connection, status: "200 OK", body: #"{"header":{"revision":"7"},"kvs":[]\#(padding)}"#)
         case "/v3/watch":
             state.watches.add(1, ordering: .relaxed)
             Self.watch(state, on: connection)
@@ -101,7 +106,8 @@ final class FakeEtcdGateway: Sendable {
         let created = #"{"result":{"header":{"revision":"7"},"created":true}}"#
         switch behaviour {
         case .refused:
-            Self.send(connection, status: "404 Not Found", body: #"{"code":5,"message":"Not Found"}"#)
+            let padding = String(repeating: " ", count: state.rangePadding)
+            Self.send(connection, status: "404 Not Found", body: #"{"code":5,"message":"Not Found"\#(padding)}"#)
             return
         case .endAfterCreated:
             Self.write(connection, Self.streamHead + Self.chunk(created) + "0\r\n\r\n")

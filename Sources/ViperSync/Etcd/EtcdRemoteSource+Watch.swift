@@ -20,7 +20,7 @@ extension EtcdRemoteSource {
         let keySpace = Mutex(initial)
         let connected = Atomic(false)
         let worked = Atomic(false)
-        let name = "\(endpoint.host):\(endpoint.port)"
+        let name = EtcdGatewayClient.authority(endpoint)
         // The watch works (a change, an answered probe): the first time, after watches that kept ending, it says so
         // and returns true.
         let recovered: @Sendable () -> Bool = {

@@ -62,7 +62,7 @@ public final class EtcdRemoteSource: RemoteSource {
     ///   - httpClient: The client to use; `.shared` in the daemon (it needs no shutdown).
     ///   - clock: The clock backoff delays wait on, `ContinuousClock()` in the daemon.
     ///   - wallClock: The wall clock, for the status times.
-    ///   - maximumResponseSize: The largest range response read.
+    ///   - maximumResponseSize: The largest range answer, and watch message, read (64 MiB).
     ///   - logger: Logs failures (warning), skipped keys (warning) and reconnects (notice).
     public convenience init(
         configuration: EtcdSourceConfiguration,
@@ -132,7 +132,7 @@ public final class EtcdRemoteSource: RemoteSource {
         var watchFailure: String?
         while !Task.isCancelled {
             let endpoint = endpoints[endpointIndex % endpoints.count]
-            let name = "\(endpoint.host):\(endpoint.port)"
+            let name = EtcdGatewayClient.authority(endpoint)
             let waiters = self.requests.withLock { requests in
                 defer { requests.waiters = [] }
                 return requests.waiters
