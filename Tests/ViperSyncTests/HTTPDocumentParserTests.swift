@@ -69,4 +69,30 @@ struct HTTPDocumentParserTests {
         let message = self.message("{\n  \"modules\": {,}\n}")
         #expect(message?.hasPrefix("document is not valid JSON: line 2, column") == true, "\(message ?? "parsed")")
     }
+
+    @Test("every error names the URL the document came from, when given")
+    func namesTheURL() {
+        let url = "http://mirror:8080/fleet.json (redirected from https://config.example.org/fleet.json)"
+        #expect(throws: RemoteSyncError.attempt("document from \(url): $.modules is missing")) {
+            try HTTPDocumentParser.parse(Array("{}".utf8), fallbackRevision: "e", from: url)
+        }
+        #expect {
+            try HTTPDocumentParser.parse(Array("{,}".utf8), fallbackRevision: "e", from: url)
+        } throws: { error in
+            "\(error)".hasPrefix("document from \(url) is not valid JSON: line 1, column 2: ")
+        }
+    }
+
+    @Test("a gzip-compressed body is named so, not as a JSON error at its first byte")
+    func gzip() {
+        let gzipped: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xAB, 0xAE, 0x05, 0x00]
+        #expect(
+            throws: RemoteSyncError.attempt(
+                "document from http://h/f.json is gzip-compressed data, not JSON: serve it uncompressed (the request "
+                    + "does not accept gzip)"
+            )
+        ) {
+            try HTTPDocumentParser.parse(gzipped, fallbackRevision: "e", from: "http://h/f.json")
+        }
+    }
 }

@@ -3,6 +3,7 @@ import SettingsAPI
 import Testing
 import ViperSettings
 import ViperSync
+import ViperTestSupport
 
 /// ``HTTPRemoteSource`` against a real nginx on loopback, and against faulty servers.
 @Suite("HTTP remote source")
@@ -85,7 +86,8 @@ struct HTTPRemoteSourceTests {
     func garbageJSON() async throws {
         let nginx = try await NginxServer()
         try nginx.write(Self.first, to: "fleet.json")
-        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+        let url = "\(nginx.baseURL)/fleet.json"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
             await source.syncNow()
             #expect(harness.applied.count == 1)
             try nginx.write("{\"revision\": \"r3\",\n  \"modules\": {nope}\n}", to: "fleet.json")
@@ -95,22 +97,61 @@ struct HTTPRemoteSourceTests {
             #expect(status.state == .failing)
             #expect(status.revision == "r1")
             let error = try #require(status.lastError)
-            #expect(error.contains("not valid JSON"))
-            #expect(error.contains("line 2, column"))
+            #expect(error.hasPrefix("document from \(url) is not valid JSON: line 2, column"), "\(error)")
             #expect(status.lastSuccess != nil)
         }
     }
 
-    @Test("a document of the wrong shape is rejected, naming the JSON path")
+    @Test("a document of the wrong shape is rejected, naming the URL and the JSON path")
     func wrongShape() async throws {
         let nginx = try await NginxServer()
         try nginx.write(#"{"modules": {"network": {"recommended": ["proxy.mode"]}}}"#, to: "fleet.json")
-        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+        let url = "\(nginx.baseURL)/fleet.json"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
             await source.syncNow()
             #expect(harness.applied.isEmpty)
-            let error = try #require(harness.status.snapshot.lastError)
-            #expect(error.contains("$.modules.network.recommended must be an object, not array"))
+            #expect(
+                harness.status.snapshot.lastError
+                    == "document from \(url): $.modules.network.recommended must be an object, not array"
+            )
         }
+    }
+
+    @Test(
+        "a document rejected after a redirect names the URL it came from and the source's, in status and the log",
+        arguments: [
+            (#"{"revision": "r1", "modules": {"network": {}}, , }"#, " is not valid JSON: line 1, column "),
+            (#"{"modules": {}, "modules": {}}"#, " is not valid JSON: line 1, column "),
+            (
+                String(repeating: "[", count: 200) + String(repeating: "]", count: 200),
+                " is not valid JSON: line 1, column "
+            ),
+            (#"{"modules": {"network": 1}}"#, ": $.modules.network must be an object, not integer"),
+        ]
+    )
+    func documentErrorsNameTheURL(document: String, expected: String) async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(document, to: "fleet.json")
+        let url = "\(nginx.baseURL)/to-fleet"
+        let recorder = LogRecorder()
+        let configuration = Self.configuration(url)
+        let client = HTTPRemoteSource.makeHTTPClient(configuration: configuration)
+        let source = HTTPRemoteSource(configuration: configuration, httpClient: client, logger: recorder.logger)
+        let named = "document from \(nginx.baseURL)/fleet.json (redirected from \(url))"
+        do {
+            try await HTTPSourceHarness.run(source) { harness in
+                await source.syncNow()
+                #expect(harness.applied.isEmpty)
+                let error = try #require(harness.status.snapshot.lastError)
+                #expect(error.hasPrefix(named + expected), "\(error)")
+            }
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        let logged = recorder.entries.filter { $0.level == .warning }.map { "\($0.metadata["error"] ?? "")" }
+        #expect(logged.contains { $0.hasPrefix(named + expected) }, "\(logged)")
     }
 
     @Test("over HTTPS, a server certificate signed by the CA in the CA file is trusted; ETag and 304 still apply")

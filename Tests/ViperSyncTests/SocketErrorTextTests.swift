@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOHTTP1
+import NIOSSL
 import Testing
 
 @testable import ViperSync
@@ -16,12 +18,25 @@ struct SocketErrorTextTests {
             (HTTPClientError.remoteConnectionClosed, "the connection was closed by the server"),
             (ChannelError.ioOnClosedChannel, "the connection was closed by the server"),
             (ChannelError.eof, "the connection was closed by the server"),
+            (HTTPClientError.bodyLengthMismatch, "the answer's body is not as long as its Content-Length says"),
+            (HTTPClientError.readTimeout, "read timed out"),
+            (HTTPClientError.writeAfterRequestSent, "the HTTP client failed (writeAfterRequestSent)"),
+            (NIOTooManyBytesError(maxBytes: 64 << 20), "the answer is larger than 64 MiB"),
+            (HTTPParserError.invalidConstant, "the answer is not HTTP: does something else listen on that port"),
+            (HTTPParserError.invalidEOFState, "the connection was closed before the whole answer arrived"),
+            (HTTPParserError.invalidChunkSize, "the answer is not well-formed HTTP ("),
+            (NIOSSLError.uncleanShutdown, "the TLS connection was cut without a TLS close"),
+            (NIOSSLError.handshakeFailed(.syscallError), "TLS handshake failed"),
         ]
     )
     func words(error: any Error, expected: String) throws {
         let text = try #require(SocketErrorText.describe(error))
         #expect(text.hasPrefix(expected), "\(text)")
-        #expect(!text.contains("HTTPClientError") && !text.contains("I/O on closed channel"))
+        for typeName in [
+            "HTTPClientError", "I/O on closed channel", "NIOTooManyBytesError", "HTTPParserError", "NIOSSL",
+        ] {
+            #expect(!text.contains(typeName), "\(text)")
+        }
     }
 
     @Test("an etcd member that is stopping is named so, not only 'HTTP 408: grpc: the client connection is closing'")

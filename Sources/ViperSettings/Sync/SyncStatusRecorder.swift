@@ -29,6 +29,19 @@ public final class SyncStatusRecorder: Sendable {
         }
     }
 
+    /// Records a successful read of `revision` at `time` by a source that fails all the same, for `problem` (an
+    /// etcd watch that keeps ending after each re-list): the last success and the revision move on, the state
+    /// stays failing with `problem` as the last error.
+    public func succeeded(revision: String?, at time: Double, stillFailing problem: String) {
+        self.state.withLock {
+            $0.state = .failing
+            $0.lastSuccess = time
+            $0.lastAttempt = time
+            $0.lastError = problem
+            if let revision { $0.revision = revision }
+        }
+    }
+
     /// Records a failed attempt at `time` with a message a user can act on.
     public func failed(_ message: String, at time: Double) {
         self.state.withLock {

@@ -18,7 +18,7 @@ struct EtcdGatewayClient: Sendable {
     }
 
     let httpClient: HTTPClient
-    /// The largest range response read.
+    /// The largest range answer, and watch message, read.
     let maximumResponseSize: Int
 
     /// Reads every key in `[key, rangeEnd)` from `endpoint` within `timeout`.
@@ -33,18 +33,18 @@ struct EtcdGatewayClient: Sendable {
             "range_end": .string(EtcdBase64.encode(rangeEnd)),
         ]
         let request = Self.request(endpoint: endpoint, path: "/v3/kv/range", body: body)
-        let limit = self.maximumResponseSize
         let (response, bytes) = try await Self.exchange(
             request,
             within: timeout,
-            limit: limit,
+            limit: self.maximumResponseSize,
             what: "range",
+            from: endpoint,
             self.httpClient
         )
-        let document = try Self.parse(Array(buffer: bytes), what: "range response")
         guard response.status == .ok else {
-            throw Self.failure("range", status: response.status.code, message: Self.gatewayMessage(document))
+            throw Self.failure("range", status: response.status.code, message: Self.errorMessage(bytes))
         }
+        let document = try Self.parse(Array(buffer: bytes), what: "range response")
         guard let revision = Self.int64(document["header"]?["revision"]) else {
             throw RemoteSyncError.attempt("range: the response has no header revision")
         }
@@ -80,12 +80,13 @@ struct EtcdGatewayClient: Sendable {
             within: timeout,
             limit: 1 << 16,
             what: "probe",
+            from: endpoint,
             self.httpClient
         )
-        let document = try Self.parse(Array(buffer: bytes), what: "probe response")
         guard response.status == .ok else {
-            throw Self.failure("probe", status: response.status.code, message: Self.gatewayMessage(document))
+            throw Self.failure("probe", status: response.status.code, message: Self.errorMessage(bytes))
         }
+        let document = try Self.parse(Array(buffer: bytes), what: "probe response")
         guard let revision = Self.int64(document["header"]?["revision"]) else {
             throw RemoteSyncError.attempt("probe: the response has no header revision")
         }
@@ -117,11 +118,22 @@ struct EtcdGatewayClient: Sendable {
         // The timeout bounds the connection and the response head only; the body streams for as long as it lasts.
         let response = try await self.httpClient.execute(request, timeout: Self.timeAmount(timeout))
         guard response.status == .ok else {
-            let bytes = try await response.body.collect(upTo: 1 << 16)
-            let message = (try? Self.parse(Array(buffer: bytes), what: "watch error")).map(Self.gatewayMessage) ?? ""
-            throw Self.failure("watch", status: response.status.code, message: message)
+            let limit = 1 << 16
+            let bytes: ByteBuffer
+            do {
+                bytes = try await response.body.collect(upTo: limit)
+            } catch is NIOTooManyBytesError {
+                throw RemoteSyncError.attempt(
+                    "watch: HTTP \(response.status.code), with an error answer larger than "
+                        + "\(ByteCountText.describe(limit)) from \(Self.authority(endpoint))"
+                )
+            }
+            throw Self.failure("watch", status: response.status.code, message: Self.errorMessage(bytes))
         }
-        var splitter = EtcdJSONStreamSplitter()
+        var splitter = EtcdJSONStreamSplitter(
+            maximumObjectSize: self.maximumResponseSize,
+            from: Self.authority(endpoint)
+        )
         for try await chunk in response.body {
             for object in try splitter.append(chunk.readableBytesView) {
                 let message = try Self.parse(object, what: "watch message")
@@ -198,13 +210,24 @@ struct EtcdGatewayClient: Sendable {
         }
     }
 
+    /// The message of an error answer: the gateway's error document's, or none when it is not one (a proxy's HTML
+    /// page).
+    private static func errorMessage(_ bytes: ByteBuffer) -> String {
+        (try? JSONValue(parsing: Array(buffer: bytes))).map(Self.gatewayMessage) ?? ""
+    }
+
+    /// `host:port`, or `[v6]:port`, for messages.
+    static func authority(_ endpoint: (host: String, port: Int)) -> String {
+        endpoint.host.contains(":") ? "[\(endpoint.host)]:\(endpoint.port)" : "\(endpoint.host):\(endpoint.port)"
+    }
+
     /// A gateway's error answer in words: one that says its connection to etcd is closing comes from a member that
     /// is stopping ("HTTP 408: grpc: the client connection is closing", for as long as it takes to stop).
     static func failure(_ what: String, status: UInt, message: String) -> RemoteSyncError {
         if message.contains("the client connection is closing") || message.contains("transport is closing") {
             return .attempt("\(what): the member is shutting down (HTTP \(status): \(message))")
         }
-        return .attempt("\(what): HTTP \(status): \(message)")
+        return .attempt(message.isEmpty ? "\(what): HTTP \(status)" : "\(what): HTTP \(status): \(message)")
     }
 
     /// The message of a gateway error document (`{"error": "…", "message": "…", "code": 2}`).
@@ -223,21 +246,27 @@ struct EtcdGatewayClient: Sendable {
         }
     }
 
-    /// `duration` for NIO.
     /// Sends `request` and reads its whole body (up to `limit` bytes) within `timeout`, from connecting to the last
     /// byte: the client's own timeout ends with the response head, and a member trickling its body would hold the
-    /// read for as long as it trickles.
+    /// read for as long as it trickles. A longer body fails in words: `range answer larger than 64 MiB from h1:2379`.
     static func exchange(
         _ request: HTTPClientRequest,
         within timeout: Duration,
         limit: Int,
         what: String,
+        from endpoint: (host: String, port: Int),
         _ client: HTTPClient
     ) async throws -> (HTTPClientResponse, ByteBuffer) {
         try await withThrowingTaskGroup(of: (HTTPClientResponse, ByteBuffer)?.self) { group in
             group.addTask {
                 let response = try await client.execute(request, timeout: Self.timeAmount(timeout))
-                return (response, try await response.body.collect(upTo: limit))
+                do {
+                    return (response, try await response.body.collect(upTo: limit))
+                } catch is NIOTooManyBytesError {
+                    throw RemoteSyncError.attempt(
+                        "\(what) answer larger than \(ByteCountText.describe(limit)) from \(Self.authority(endpoint))"
+                    )
+                }
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
@@ -252,6 +281,7 @@ struct EtcdGatewayClient: Sendable {
         }
     }
 
+    /// `duration` for NIO.
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components
         return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)

@@ -3,6 +3,8 @@
 struct EtcdJSONStreamSplitter {
     /// The largest object accepted; a longer one means the stream is not what it should be.
     let maximumObjectSize: Int
+    /// Where the stream comes from, for messages: `127.0.0.1:2379`.
+    let source: String
 
     private var buffer: [UInt8] = []
     private var scanned = 0
@@ -11,9 +13,10 @@ struct EtcdJSONStreamSplitter {
     private var escaped = false
     private var objectStart: Int?
 
-    /// Creates a splitter.
-    init(maximumObjectSize: Int = 64 << 20) {
+    /// Creates a splitter for the stream from `source`.
+    init(maximumObjectSize: Int = 64 << 20, from source: String = "the gateway") {
         self.maximumObjectSize = maximumObjectSize
+        self.source = source
     }
 
     /// Adds `chunk` and returns the objects it completes, in order.
@@ -38,20 +41,26 @@ struct EtcdJSONStreamSplitter {
             switch byte {
             case UInt8(ascii: "\""):
                 guard self.depth > 0 else {
-                    throw RemoteSyncError.attempt("the watch stream holds a value that is not an object")
+                    throw RemoteSyncError.attempt(
+                        "the watch stream from \(self.source) holds a value that is not an object"
+                    )
                 }
                 self.inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if self.depth == 0 {
                     guard byte == UInt8(ascii: "{") else {
-                        throw RemoteSyncError.attempt("the watch stream holds a value that is not an object")
+                        throw RemoteSyncError.attempt(
+                            "the watch stream from \(self.source) holds a value that is not an object"
+                        )
                     }
                     self.objectStart = self.scanned
                 }
                 self.depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 guard self.depth > 0 else {
-                    throw RemoteSyncError.attempt("the watch stream has an unbalanced '\(byte)'")
+                    throw RemoteSyncError.attempt(
+                        "the watch stream from \(self.source) has an unbalanced '\(Character(Unicode.Scalar(byte)))'"
+                    )
                 }
                 self.depth -= 1
                 if self.depth == 0, let start = self.objectStart {
@@ -62,7 +71,9 @@ struct EtcdJSONStreamSplitter {
                 break
             default:
                 guard self.depth > 0 else {
-                    throw RemoteSyncError.attempt("the watch stream holds a value that is not an object")
+                    throw RemoteSyncError.attempt(
+                        "the watch stream from \(self.source) holds a value that is not an object"
+                    )
                 }
             }
         }
@@ -74,7 +85,9 @@ struct EtcdJSONStreamSplitter {
             if self.objectStart != nil { self.objectStart = 0 }
         }
         if self.buffer.count > self.maximumObjectSize {
-            throw RemoteSyncError.attempt("a watch message is over \(self.maximumObjectSize) bytes")
+            throw RemoteSyncError.attempt(
+                "watch message larger than \(ByteCountText.describe(self.maximumObjectSize)) from \(self.source)"
+            )
         }
         return objects
     }

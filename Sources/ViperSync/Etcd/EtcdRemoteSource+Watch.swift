@@ -5,18 +5,34 @@ import ViperSettings
 /// The watch of one member: events applied as they come, while the member is probed.
 extension EtcdRemoteSource {
     /// Watches from the revision after `keySpace`, applying each event batch, until the watch ends.
+    ///
+    /// `failing`: watches ended before they worked, and `status` says so; the first event or answered probe of this
+    /// one ends that, in `status` and in the log.
     func watch(
         endpoint: (host: String, port: Int),
         key: [UInt8],
         rangeEnd: [UInt8],
         keySpace initial: EtcdKeySpace,
+        failing: Bool,
         apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
         status: SyncStatusRecorder
     ) async -> WatchOutcome {
         let keySpace = Mutex(initial)
         let connected = Atomic(false)
+        let worked = Atomic(false)
+        let name = EtcdGatewayClient.authority(endpoint)
+        // The watch works (a change, an answered probe): the first time, after watches that kept ending, it says so
+        // and returns true.
+        let recovered: @Sendable () -> Bool = {
+            guard !worked.exchange(true, ordering: .relaxed), failing else { return false }
+            self.logger.notice("etcd \(name): the watch works again", metadata: ["endpoint": "\(name)"])
+            return true
+        }
+        let answered: @Sendable () -> Void = {
+            if recovered() { status.succeeded(revision: nil, at: self.wallClock.now()) }
+        }
         do {
-            let end = try await self.probing(endpoint: endpoint, key: key, rangeEnd: rangeEnd) {
+            let end = try await self.probing(endpoint: endpoint, key: key, rangeEnd: rangeEnd, answered: answered) {
                 try await self.gateway.watch(
                     endpoint: endpoint,
                     key: key,
@@ -48,24 +64,31 @@ extension EtcdRemoteSource {
                         }
                         await apply(snapshot)
                         status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
+                        _ = recovered()
                     }
                 )
             }
             switch end {
-            case .compacted(let revision): return .compacted(revision)
+            case .compacted(let revision):
+                return .compacted(revision, worked: worked.load(ordering: .relaxed))
             }
         } catch {
             if Task.isCancelled { return .cancelled }
-            return .failed(error, connected: connected.load(ordering: .relaxed))
+            return .failed(
+                error,
+                connected: connected.load(ordering: .relaxed),
+                worked: worked.load(ordering: .relaxed)
+            )
         }
     }
 
-    /// Runs `watch` while probing `endpoint` every ``EtcdSourceConfiguration/probeInterval``; a probe that fails or
-    /// times out ends the watch with that error.
+    /// Runs `watch` while probing `endpoint` every ``EtcdSourceConfiguration/probeInterval``, calling `answered` after
+    /// each probe answered; a probe that fails or times out ends the watch with that error.
     private func probing<T: Sendable>(
         endpoint: (host: String, port: Int),
         key: [UInt8],
         rangeEnd: [UInt8],
+        answered: @escaping @Sendable () -> Void,
         watch: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
@@ -84,6 +107,7 @@ extension EtcdRemoteSource {
                         if Task.isCancelled { return nil }
                         throw RemoteSyncError.attempt("the member did not answer a probe: \(Self.describe(error))")
                     }
+                    answered()
                 }
             }
             defer { group.cancelAll() }

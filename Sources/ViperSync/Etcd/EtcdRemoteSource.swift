@@ -11,7 +11,10 @@ public import ViperSettings
 /// Every range read and every watch event batch hands the complete snapshot (all keys under the prefix that fit
 /// the layout, revision = the etcd revision) to `apply`. When the watch breaks, the source fails over to the next
 /// endpoint (round-robin) and first re-lists, so nothing is missed; when the watched revision was compacted it
-/// re-lists and resumes. Failed attempts are retried with ``Backoff``.
+/// re-lists and resumes. Failed attempts are retried with ``Backoff``, and so are watches that keep ending before
+/// they work (deliver a change, or see their member answer a probe): the first one re-lists at once, the next ones
+/// after the backoff delay, and `status` says failing until a watch works, however well the range reads between
+/// them go.
 ///
 /// ```swift
 /// let configuration = try EtcdSourceConfiguration.parse(url: "etcd://h1:2379,h2:2379/viper")
@@ -33,11 +36,12 @@ public final class EtcdRemoteSource: RemoteSource {
         var nextWakeID = 0
     }
 
-    /// How one watch ended.
+    /// How one watch ended. `worked`: the watch delivered a change, or its member answered a probe (the watch had
+    /// been up for a probe interval), before it ended.
     enum WatchOutcome: Sendable {
         case syncRequested
-        case compacted(Int64)
-        case failed(any Error, connected: Bool)
+        case compacted(Int64, worked: Bool)
+        case failed(any Error, connected: Bool, worked: Bool)
         case cancelled
     }
 
@@ -58,7 +62,7 @@ public final class EtcdRemoteSource: RemoteSource {
     ///   - httpClient: The client to use; `.shared` in the daemon (it needs no shutdown).
     ///   - clock: The clock backoff delays wait on, `ContinuousClock()` in the daemon.
     ///   - wallClock: The wall clock, for the status times.
-    ///   - maximumResponseSize: The largest range response read.
+    ///   - maximumResponseSize: The largest range answer, and watch message, read (64 MiB).
     ///   - logger: Logs failures (warning), skipped keys (warning) and reconnects (notice).
     public convenience init(
         configuration: EtcdSourceConfiguration,
@@ -119,10 +123,16 @@ public final class EtcdRemoteSource: RemoteSource {
         let rangeEnd = Self.prefixEnd(key)
         let endpoints = self.configuration.endpoints
         var endpointIndex = 0
+        // Range reads in a row that failed.
         var failures = 0
+        // Watches in a row that ended (compacted, failed) before they worked: a gateway that ends every watch at
+        // once would otherwise have the source re-list and watch again in a tight loop, each range read a success.
+        var watchEnds = 0
+        // While watches keep ending, what `status` says: the range reads between them do not make it `ok`.
+        var watchFailure: String?
         while !Task.isCancelled {
             let endpoint = endpoints[endpointIndex % endpoints.count]
-            let name = "\(endpoint.host):\(endpoint.port)"
+            let name = EtcdGatewayClient.authority(endpoint)
             let waiters = self.requests.withLock { requests in
                 defer { requests.waiters = [] }
                 return requests.waiters
@@ -144,7 +154,15 @@ public final class EtcdRemoteSource: RemoteSource {
                 await apply(keySpace.snapshot)
                 // No next attempt first: whoever sees "ok" sees no stale retry time with it.
                 status.scheduled(nextAttempt: nil)
-                status.succeeded(revision: String(result.revision), at: self.wallClock.now())
+                if let watchFailure {
+                    status.succeeded(
+                        revision: String(result.revision),
+                        at: self.wallClock.now(),
+                        stillFailing: watchFailure
+                    )
+                } else {
+                    status.succeeded(revision: String(result.revision), at: self.wallClock.now())
+                }
                 if failures > 0 {
                     self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
                 }
@@ -165,41 +183,47 @@ public final class EtcdRemoteSource: RemoteSource {
             for waiter in waiters { waiter.resume() }
 
             if listed {
-                let outcome = await self.race { [keySpace] in
+                let outcome = await self.race { [keySpace, watchFailure] in
                     await self.watch(
                         endpoint: endpoint,
                         key: key,
                         rangeEnd: rangeEnd,
                         keySpace: keySpace,
+                        failing: watchFailure != nil,
                         apply: apply,
                         status: status
                     )
                 }
+                let end: WatchEnd
                 switch outcome ?? .syncRequested {
                 case .syncRequested:
                     continue
                 case .cancelled:
                     return
-                case .compacted(let revision):
-                    self.logger.notice(
-                        "etcd watch revision compacted, re-listing",
-                        metadata: ["endpoint": "\(name)", "compactRevision": "\(revision)"]
-                    )
-                    continue
-                case .failed(let error, let connected):
+                case .compacted(let revision, let worked):
+                    end = WatchEnd(compactRevision: revision, worked: worked)
+                case .failed(let error, let connected, let worked):
                     if Task.isCancelled { return }
-                    let message = "etcd \(name): watch failed: \(Self.describe(error))"
-                    self.logger.warning("\(message)")
-                    status.failed(message, at: self.wallClock.now())
+                    end = WatchEnd(error: error, connected: connected, worked: worked)
                     endpointIndex += 1
-                    // A watch that was up fails over at once; one that never came up counts as a failed attempt.
-                    guard !connected else {
-                        status.scheduled(nextAttempt: self.wallClock.now())
-                        continue
-                    }
-                    failures += 1
-                    retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
                 }
+                if end.worked {
+                    watchEnds = 0
+                    watchFailure = nil
+                }
+                watchEnds += 1
+                // A watch that was up re-lists at once the first time (a compaction, a member that stopped: the
+                // next endpoint); one that never came up, or again and again ended before it worked, backs off.
+                let attempt = end.cameUp ? watchEnds - 1 : watchEnds
+                watchFailure = self.record(
+                    end,
+                    endpoint: name,
+                    inARow: watchEnds,
+                    retrying: attempt > 0,
+                    status: status
+                )
+                guard attempt > 0 else { continue }
+                retryDelay = self.scheduleRetry(afterFailures: attempt, status: status)
             } else {
                 endpointIndex += 1
             }

@@ -6,36 +6,70 @@ public import ViperSettings
 /// `{"revision": "r42", "modules": {"network": {"recommended": {"proxy.mode": "auto"}, "mandatory": {…}}}}`.
 public enum HTTPDocumentParser {
     /// Parses `bytes`; the snapshot's revision is the document's `revision`, else `fallbackRevision`.
-    public static func parse(_ bytes: [UInt8], fallbackRevision: String) throws(RemoteSyncError) -> RemoteSnapshot {
+    ///
+    /// - Parameter url: Where the document came from, for the messages: `document from URL is not valid JSON: …`
+    ///   (`URL (redirected from SOURCE)` after redirects); without it they begin with `document`.
+    public static func parse(
+        _ bytes: [UInt8],
+        fallbackRevision: String,
+        from url: String? = nil
+    ) throws(RemoteSyncError) -> RemoteSnapshot {
+        let subject = url.map { "document from \($0)" } ?? "document"
+        do throws(Problem) {
+            return try Self.read(bytes, fallbackRevision: fallbackRevision)
+        } catch {
+            switch error {
+            case .notJSON where bytes.starts(with: [0x1F, 0x8B]):
+                throw RemoteSyncError.attempt(
+                    "\(subject) is gzip-compressed data, not JSON: serve it uncompressed (the request does not accept "
+                        + "gzip)"
+                )
+            case .notJSON(let error):
+                throw RemoteSyncError.attempt("\(subject) is not valid JSON: \(error.description)")
+            case .shape(let problem):
+                throw RemoteSyncError.attempt("\(subject): \(problem)")
+            }
+        }
+    }
+
+    /// Why a document was rejected.
+    private enum Problem: Error {
+        case notJSON(JSONParseError)
+        /// Valid JSON of the wrong shape, e.g. `$.modules is missing`.
+        case shape(String)
+    }
+
+    /// Parses `bytes`, throwing what is wrong with them.
+    private static func read(_ bytes: [UInt8], fallbackRevision: String) throws(Problem) -> RemoteSnapshot {
         let document: JSONValue
         do {
             document = try JSONValue(parsing: bytes)
         } catch {
-            throw RemoteSyncError.attempt("document is not valid JSON: \(error.description)")
+            throw .notJSON(error)
         }
         guard case .object(let root) = document else {
-            throw RemoteSyncError.attempt("document: $ must be an object, not \(document.typeName)")
+            throw .shape("$ must be an object, not \(document.typeName)")
         }
         var revision = fallbackRevision
         if let value = root["revision"] {
             guard case .string(let text) = value, !text.isEmpty else {
                 let actual = value == .string("") ? "an empty one" : value.typeName
-                throw RemoteSyncError.attempt("document: $.revision must be a non-empty string, not \(actual)")
+                throw .shape("$.revision must be a non-empty string, not \(actual)")
             }
             revision = text
         }
         guard let modulesValue = root["modules"] else {
-            throw RemoteSyncError.attempt("document: $.modules is missing")
+            throw .shape("$.modules is missing")
         }
         guard case .object(let modulesObject) = modulesValue else {
-            throw RemoteSyncError.attempt("document: $.modules must be an object, not \(modulesValue.typeName)")
+            throw .shape("$.modules must be an object, not \(modulesValue.typeName)")
         }
         var modules: [String: RemoteModuleValues] = [:]
         for (name, value) in modulesObject.sorted(by: { $0.key < $1.key }) {
             let path = "$.modules" + Self.member(name)
-            guard !name.isEmpty else { throw RemoteSyncError.attempt("document: \(path) has an empty module name") }
+            guard !name.isEmpty else { throw .shape("\(path) has an empty module name") }
             guard case .object(let layers) = value else {
-                throw RemoteSyncError.attempt("document: \(path) must be an object, not \(value.typeName)")
+                throw .shape("\(path) must be an object, not \(value.typeName)")
             }
             var module = RemoteModuleValues()
             for (layer, layerValue) in layers.sorted(by: { $0.key < $1.key }) {
@@ -46,8 +80,8 @@ public enum HTTPDocumentParser {
                 case "mandatory":
                     module.mandatory = try Self.values(layerValue, path: layerPath)
                 default:
-                    throw RemoteSyncError.attempt(
-                        "document: \(layerPath) is not allowed; a module has only \"recommended\" and \"mandatory\""
+                    throw .shape(
+                        "\(layerPath) is not allowed; a module has only \"recommended\" and \"mandatory\""
                     )
                 }
             }
@@ -57,14 +91,14 @@ public enum HTTPDocumentParser {
     }
 
     /// The values of one layer, keyed `section.item`.
-    private static func values(_ value: JSONValue, path: String) throws(RemoteSyncError) -> [String: JSONValue] {
+    private static func values(_ value: JSONValue, path: String) throws(Problem) -> [String: JSONValue] {
         guard case .object(let members) = value else {
-            throw RemoteSyncError.attempt("document: \(path) must be an object, not \(value.typeName)")
+            throw .shape("\(path) must be an object, not \(value.typeName)")
         }
         for key in members.keys.sorted() {
             guard let dot = key.firstIndex(of: "."), dot != key.startIndex, key.index(after: dot) != key.endIndex
             else {
-                throw RemoteSyncError.attempt("document: \(path)\(Self.member(key)): keys must be section.item")
+                throw .shape("\(path)\(Self.member(key)): keys must be section.item")
             }
         }
         return members

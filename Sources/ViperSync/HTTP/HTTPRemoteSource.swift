@@ -244,7 +244,7 @@ public final class HTTPRemoteSource: RemoteSource {
                     let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
                     let etag = response.headers.first(name: "ETag")
                     let fallback = etag ?? "sha:\(Self.fingerprint(bytes))"
-                    let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback)
+                    let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback, from: url)
                     return .document(snapshot, etag: etag)
                 default:
                     throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)")
