@@ -50,7 +50,10 @@ struct StateFilesRemovedTests {
         _ = try await self.set(repository, "dns.cache", 0)
         try FileManager.default.removeItem(atPath: "\(directory)/network.journal")
         let revision = try await self.set(repository, "proxy.mode", 3)
-        #expect(recorder.count { $0.hasPrefix("The journal of module network was removed while the daemon ran") } == 1)
+        #expect(
+            recorder.count { $0.hasPrefix("The journal of module network was removed or renamed while the daemon ran") }
+                == 1
+        )
         let restarted = try await makeRepository(directory).state(of: "network")
         #expect(restarted.local == ["proxy.port": .int(1), "dns.cache": .int(0), "proxy.mode": .int(3)])
         #expect(restarted.revision == revision)
@@ -64,6 +67,28 @@ struct StateFilesRemovedTests {
 }
 
 extension StateFilesRemovedTests {
+    @Test("a journal renamed away while open: the next write puts the whole state in a snapshot, a restart has it all")
+    func journalRenamed() async throws {
+        let directory = self.scratch.newDirectory()
+        let recorder = LogRecorder()
+        let repository = makeRepository(directory, recorder: recorder)
+        _ = try await self.set(repository, "proxy.port", 1)
+        try FileManager.default.moveItem(
+            atPath: "\(directory)/network.journal",
+            toPath: "\(directory)/network.journal.old"
+        )
+        _ = try await self.set(repository, "dns.cache", 0)
+        let revision = try await self.set(repository, "proxy.mode", 3)
+        #expect(
+            recorder.count { $0.hasPrefix("The journal of module network was removed or renamed while the daemon ran") }
+                == 1
+        )
+        // A crash now: nothing but the files.
+        let restarted = try await makeRepository(directory).state(of: "network")
+        #expect(restarted.local == ["proxy.port": .int(1), "dns.cache": .int(0), "proxy.mode": .int(3)])
+        #expect(restarted.revision == revision)
+    }
+
     @Test(
         "a journal cut or written to by another process while open: the next write puts the whole state in a snapshot",
         arguments: ["truncated", "appended"]

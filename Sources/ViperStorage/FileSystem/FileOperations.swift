@@ -117,6 +117,20 @@ enum FileOperations {
         return (Int(info.st_size), Int(info.st_nlink))
     }
 
+    /// Whether `path` still names the file open as `descriptor` (not removed, renamed away or replaced: `lstat` of
+    /// the path finds the same device and inode as `fstat` of the descriptor).
+    static func names(_ path: String, descriptor: Int32) throws(StorageError) -> Bool {
+        var open = stat()
+        guard Glibc.fstat(descriptor, &open) == 0 else { throw .system("fstat", path, errno: Glibc.errno) }
+        var named = stat()
+        guard Glibc.lstat(path, &named) == 0 else {
+            let code = Glibc.errno
+            if code == ENOENT { return false }
+            throw .system("lstat", path, errno: code)
+        }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
     /// The device and inode of what is at `path` (following links), or the `errno` of `stat`.
     static func identity(_ path: String) -> Result<FileIdentity, StorageError> {
         var info = stat()

@@ -93,7 +93,7 @@ extension JSONFileRepository {
                 )
             } else if outcome.journalLost {
                 self.logger.warning(
-                    "The journal of module \(outcome.module) was removed while the daemon ran; the changes it held are kept: the module's whole state is written as a new snapshot",
+                    "The journal of module \(outcome.module) was removed or renamed while the daemon ran; the changes it held are kept: the module's whole state is written as a new snapshot",
                     metadata: ["module": "\(outcome.module)"]
                 )
             }

@@ -37,8 +37,9 @@ struct JournalWriter: Sendable {
         /// The journal's size after a successful append.
         var journalBytes: Int?
         var compaction: Compaction = .notRequested
-        /// The journal was removed while the daemon ran (the open one has no name left, or a new one had to be
-        /// created where records were): the records it held are written with the whole state as a new snapshot.
+        /// The journal was removed, renamed away or replaced while the daemon ran (its path no longer names the open
+        /// file, or a new one had to be created where records were): the records it held are written with the whole
+        /// state as a new snapshot.
         var journalLost = false
         /// The journal did not have the size this daemon left it with (another process cut it, or wrote to it): its
         /// size found and the one expected. The records are written with the whole state as a new snapshot too.
@@ -73,7 +74,9 @@ struct JournalWriter: Sendable {
                 do {
                     // Every batch checks that the directory is the one it wrote in before.
                     try self.directory.create()
-                    if let open = outcome.descriptor, try FileOperations.status(open, path: path).links == 0 {
+                    // Removed, renamed away or replaced: the records written since it was opened are in a file
+                    // a restart does not read.
+                    if let open = outcome.descriptor, try !FileOperations.names(path, descriptor: open) {
                         FileOperations.close(open)
                         outcome.descriptor = nil
                         outcome.journalLost = true
