@@ -84,11 +84,15 @@ struct StateDirectoryLockTests {
 
     @Test(
         "a state directory below a symbolic link to nothing (a disk not mounted) or below /proc is an error naming it",
-        arguments: ["link", "proc"]
+        arguments: ["link", "proc", "dangling"]
     )
     func parentThatCannotHoldIt(kind: String) throws {
         let path: String
-        if kind == "link" {
+        if kind == "dangling" {
+            // The state directory itself a symbolic link to nothing.
+            path = self.scratch.file("state")
+            try #require(symlink(self.scratch.file("nowhere"), path) == 0)
+        } else if kind == "link" {
             let link = self.scratch.file("not-mounted")
             try #require(symlink(self.scratch.file("nowhere"), link) == 0)
             path = link + "/viper-settings/state"

@@ -131,6 +131,14 @@ enum FileOperations {
         return open.st_dev == named.st_dev && open.st_ino == named.st_ino
     }
 
+    /// What the symbolic link at `path` points to; `nil` when it is no link or cannot be read.
+    static func linkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = Glibc.readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The device and inode of what is at `path` (following links), or the `errno` of `stat`.
     static func identity(_ path: String) -> Result<FileIdentity, StorageError> {
         var info = stat()

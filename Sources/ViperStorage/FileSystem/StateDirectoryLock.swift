@@ -37,6 +37,13 @@ public final class StateDirectoryLock: Sendable {
             }
             return StateDirectoryLock(path: path, lock: nil)
         }
+        if FileOperations.kind(path) == nil {
+            // `mkdir` found something there (EEXIST) that `stat` cannot follow: a symbolic link to nothing.
+            throw StorageError(
+                "cannot create the state directory \(path): it is a symbolic link to \(FileOperations.linkTarget(path) ?? "?"), which does not exist",
+                errno: ENOENT
+            )
+        }
         do throws(DirectoryLock.Failure) {
             return StateDirectoryLock(path: path, lock: try DirectoryLock.acquire(path))
         } catch {
