@@ -48,7 +48,7 @@ public struct Daemon: Sendable {
         let catalog = ModuleCatalog(accounts: accounts, logger: logger)
         // The schemas last served: what a schema changed while the daemon was stopped is told to watchers, and a
         // module whose file is now rejected is served as it was.
-        let schemaStore = ServedSchemaStore(stateDirectory: self.configuration.stateDirectory)
+        let schemaStore = ServedSchemaStore(stateDirectory: self.configuration.stateDirectory, lock: stateLock)
         let keptSchemas = schemaStore.read()
         try catalog.load(
             directory: self.configuration.modulesDirectory,

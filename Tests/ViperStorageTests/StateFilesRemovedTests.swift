@@ -137,4 +137,26 @@ struct ServedSchemaStoreTests {
         #expect(store.read() == ["network": Array("{\"a\":2}".utf8)])
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == ["network.json"], "no leftovers")
     }
+
+    @Test("a kept copy larger than a schema file may be is left out without being read to its end")
+    func oversizedCopy() throws {
+        let store = ServedSchemaStore(stateDirectory: self.scratch.path)
+        try store.record(["network": Array("{}".utf8), "power": Array("{}".utf8)])
+        try #require(truncate("\(store.path)/power.json", 1 << 40) == 0)  // sparse: 1 TiB read whole
+        #expect(store.read() == ["network": Array("{}".utf8)])
+    }
+
+    @Test("nothing is recorded while another daemon holds the state directory")
+    func recordsOnlyUnderTheLock() throws {
+        let path = self.scratch.file("state")
+        try Files.write("in the way", to: path)
+        let lock = try StateDirectoryLock.acquire(path)
+        try FileManager.default.removeItem(atPath: path)
+        let other = try StateDirectoryLock.acquire(path)
+        let store = ServedSchemaStore(stateDirectory: path, lock: lock)
+        let refused = #expect(throws: StorageError.self) { try store.record(["network": Array("{}".utf8)]) }
+        #expect(refused?.message.contains("is in use by another viper-settingsd") == true)
+        #expect(Files.list(path).isEmpty)
+        withExtendedLifetime(other) {}
+    }
 }

@@ -1,3 +1,5 @@
+import ViperPOSIX
+
 /// The schema each module was last served with, kept in the state directory (`schemas/NAME.json`, the bytes of the
 /// module's schema file): so that a schema changed, added or removed while the daemon was stopped (a package
 /// upgrade) is told to watchers at the next start, as a reload tells it, instead of being missed by a watcher that
@@ -6,12 +8,15 @@ public struct ServedSchemaStore: Sendable {
     /// `STATE/schemas`.
     public let path: String
     private let directory: StateDirectory
+    private let lock: StateDirectoryLock?
 
-    /// The store of the state directory `stateDirectory`.
-    public init(stateDirectory: String) {
+    /// The store of the state directory `stateDirectory`, written only while `lock` is held (it is taken first when
+    /// it could not be at start; `nil` writes without a lock).
+    public init(stateDirectory: String, lock: StateDirectoryLock? = nil) {
         let state = StateDirectory(path: stateDirectory)
         self.path = "\(state.path)/schemas"
         self.directory = StateDirectory(path: self.path)
+        self.lock = lock
     }
 
     /// The schema files kept, by module; empty when there are none (a first start, or an earlier version). A file
@@ -21,9 +26,10 @@ public struct ServedSchemaStore: Sendable {
         var sources: [String: [UInt8]] = [:]
         for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let file = "\(self.path)/\(name)"
-            guard FileOperations.kind(file)?.isFile == true, let bytes = try? FileOperations.readFile(file) else {
-                continue
-            }
+            // No schema larger than a schema file may be was ever served: a larger file is not read to its end.
+            guard FileOperations.kind(file)?.isFile == true,
+                let bytes = try? RegularFile.contents(of: file, limit: ModuleCatalogLoader.maximumFileSize)
+            else { continue }
             sources[String(name.dropLast(".json".count))] = bytes
         }
         return sources
@@ -35,6 +41,8 @@ public struct ServedSchemaStore: Sendable {
     ///
     /// - Parameter kept: What the store holds, when just read (at start); read again when `nil`.
     public func record(_ sources: [String: [UInt8]], kept: [String: [UInt8]]? = nil) throws(StorageError) {
+        // Never beside another daemon that holds the directory.
+        if let failure = self.lock?.heldOrTaken() { throw failure }
         let kept = kept ?? self.read()
         var changed = false
         for (module, bytes) in sources.sorted(by: { $0.key < $1.key }) where kept[module] != bytes {
