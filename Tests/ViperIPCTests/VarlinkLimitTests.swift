@@ -27,14 +27,29 @@ struct VarlinkLimitTests {
         }
     }
 
-    @Test("A connection over a limit whose first call is oneway gets no reply at all, not even the error: it is closed")
+    @Test("Over a limit, a oneway call gets no reply, not even the error; the first call expecting one gets the error")
     func onewayOverTheLimit() async throws {
         try await TestServer.with(maximumConnections: 1) { server in
             try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
                 #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
                     try await second.send(#"{"method": "org.example.test.Echo", "oneway": true}"#)
+                    second.finishSending()  // nothing more comes: the server closes without a reply
                     try await second.expectClosed()
+                }
+                // A oneway call, then one that expects a reply, sent together: that one gets the error.
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { third in
+                    try await third.send(
+                        raw: #"{"method": "org.example.test.Echo", "oneway": true}"# + "\0"
+                            + #"{"method": "org.example.test.Echo"}"# + "\0"
+                    )
+                    #expect(
+                        try await third.readReply() == [
+                            "error": "org.varlink.service.TooManyConnections",
+                            "parameters": ["limit": "max-connections", "maximum": 1],
+                        ]
+                    )
+                    try await third.expectClosed()
                 }
             }
         }
