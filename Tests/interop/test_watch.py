@@ -337,6 +337,15 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     assert all(event["key"].startswith("power.") and "old" in event and "value" not in event
                for event in removed), events
     assert "power:" in events[-1]["cursor"], events[-1]
+    # A key the removed module's history never names, or a module never stored, is refused as for a module served.
+    for keys, after, error, parameters in [
+        (["power.idle.blank-aftr"], power, "io.viper.settings.NoSuchKey", {"key": "power.idle.blank-aftr"}),
+        (["zzz.a.b"], "zzz:0", "io.viper.settings.NoSuchModule", {"module": "zzz"}),
+    ]:
+        with reference_proxy(daemon) as watcher:
+            with pytest.raises(varlink.VarlinkError) as excinfo:
+                next(watcher.Watch(keys=keys, after=after, _more=True))
+        assert (excinfo.value.error(), excinfo.value.parameters()) == (error, parameters)
     # A restart with nothing changed tells nothing.
     daemon.stop_and_check()
     daemon.start()

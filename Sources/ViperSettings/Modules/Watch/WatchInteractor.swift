@@ -32,6 +32,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
             schemas: self.schemas(),
             resumable: Set(cursor?.positions.keys ?? [:].keys)
         )
+        try await self.checkRetired(scope)
         // A watch of every module follows the ones a reload adds.
         let subscription = self.feed.subscribe(
             modules: scope.everything ? nil : Set(scope.modules.keys).union(scope.retired)
@@ -71,6 +72,20 @@ public struct WatchInteractor: WatchInteractorProtocol {
                         emit: emit
                     )
                 }
+            }
+        }
+    }
+
+    /// Refuses a target in a module no longer served that the module's history does not show: a module never
+    /// stored (a cursor can name any module) is `NoSuchModule`, a key none of its recorded changes names is
+    /// `NoSuchKey`, as for a module served.
+    private func checkRetired(_ scope: WatchScope) async throws {
+        for module in scope.retired.sorted() {
+            let state = try await self.state(of: module)
+            let known = Set(state.history.records.flatMap { $0.changes.map(\.path) })
+            guard state.revision > 0, !known.isEmpty else { throw SettingsFailure.noSuchModule(module: module) }
+            for path in (scope.keys[module] ?? []).sorted() where !known.contains(path) {
+                throw SettingsFailure.noSuchKey(key: "\(module).\(path)")
             }
         }
     }
