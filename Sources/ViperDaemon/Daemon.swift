@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SettingsAPI
+import Synchronization
 import UnixSignals
 import ViperIPC
 import ViperPOSIX
@@ -116,8 +117,17 @@ public struct Daemon: Sendable {
             eventLoopGroup: servingLoop,
             logger: logger
         )
+        // The parts of the STATUS= line that change while the daemon runs: StatusLineService works them out again.
+        let liveProblems = Mutex(storageProblems)
+        let configurationRefused = Mutex(false)
         let status: @Sendable () -> String = {
-            Self.status(of: catalog.current, sync: recorder.snapshot, storageProblems: storageProblems)
+            Self.status(
+                of: catalog.current,
+                sync: recorder.snapshot,
+                storageProblems: liveProblems.withLock { $0 },
+                rejectedSchemaFiles: catalog.rejectedFiles.count,
+                configurationRefused: configurationRefused.withLock { $0 }
+            )
         }
         let configurations = ConfigurationReloader(
             started: self.configuration,
@@ -149,9 +159,11 @@ public struct Daemon: Sendable {
                         schemasReloaded = false
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }
+                    configurationRefused.withLock { $0 = !configurationReloaded }
                     let outcome = ReloadOutcome(
                         configurationReloaded: configurationReloaded,
-                        schemasReloaded: schemasReloaded
+                        schemasReloaded: schemasReloaded,
+                        rejectedSchemaFiles: catalog.rejectedFiles.count
                     )
                     logger.log(level: outcome.level, "\(outcome.summary(status: status()))")
                     notifier.ready(status: status())
@@ -186,6 +198,22 @@ public struct Daemon: Sendable {
         services.append(
             .init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger))
         )
+        if notifier.isEnabled {
+            services.append(
+                .init(
+                    service: StatusLineService(
+                        notifier: notifier,
+                        interval: .seconds(5),
+                        clock: ContinuousClock(),
+                        line: {
+                            let problems = await repository.problems(modules: catalog.current.map(\.name))
+                            liveProblems.withLock { $0 = problems }
+                            return status()
+                        }
+                    )
+                )
+            )
+        }
         logger.info(
             "loaded \(catalog.current.count) modules",
             metadata: [
@@ -259,11 +287,22 @@ public struct Daemon: Sendable {
     static func status(
         of schemas: [ModuleSchema],
         sync: SyncStatus,
-        storageProblems: [StorageError] = []
+        storageProblems: [StorageError] = [],
+        rejectedSchemaFiles: Int = 0,
+        configurationRefused: Bool = false
     ) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
         let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
         var text = "serving \(schemas.count) modules, \(keys) keys; \(remote)"
+        if configurationRefused {
+            text +=
+                "; CONFIGURATION NOT RELOADED: the last reload found an error, the previous one is in force (see "
+                + "the log)"
+        }
+        if rejectedSchemaFiles > 0 {
+            let files = rejectedSchemaFiles == 1 ? "1 schema file" : "\(rejectedSchemaFiles) schema files"
+            text += "; \(files) rejected, served as before (see the log)"
+        }
         if let first = storageProblems.first {
             let more = storageProblems.count > 1 ? " (and \(storageProblems.count - 1) more, see the log)" : ""
             text += "; STATE FILES UNUSABLE: \(first.message)\(more)"

@@ -9,6 +9,7 @@ final class ModuleCatalog: Sendable {
     private let schemas = Mutex<[String: ModuleSchema]>([:])
     /// The bytes of each served schema's file (see `ServedSchemaStore`).
     private let sources = Mutex<[String: [UInt8]]>([:])
+    private let rejected = Mutex<[String]>([])
     private let accounts: any AccountDirectory
     private let logger: Logger
 
@@ -19,6 +20,9 @@ final class ModuleCatalog: Sendable {
 
     /// The schemas currently served, sorted by name.
     var current: [ModuleSchema] { self.schemas.withLock { $0.values.sorted { $0.name < $1.name } } }
+
+    /// The schema files the last load rejected, by path (each logged with why).
+    var rejectedFiles: [String] { self.rejected.withLock { $0 } }
 
     /// The bytes of the file of each schema served, by module.
     var currentSources: [String: [UInt8]] { self.sources.withLock { $0 } }
@@ -67,6 +71,7 @@ final class ModuleCatalog: Sendable {
         }
         self.schemas.withLock { $0 = next }
         self.sources.withLock { $0 = nextSources }
+        self.rejected.withLock { $0 = errors.map { $0.file ?? "?" }.sorted() }
         return next.values.sorted { $0.name < $1.name }
     }
 

@@ -101,4 +101,30 @@ struct DaemonSystemdTests {
         #expect(after.contains(#""title": "Proxy port""#) && after.contains(#""maximum": 60000"#), "\(after)")
         #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
     }
+
+    @Test("STATUS= follows the daemon: state files usable again, a schema file a reload rejected")
+    func statusLineFollows() throws {
+        let daemon = try DaemonHarness()
+        let modules = daemon.root.appendingPathComponent("modules")
+        try FileManager.default.copyItem(
+            at: DaemonHarness.packageRoot.appendingPathComponent("config/modules"),
+            to: modules
+        )
+        let journal = daemon.stateDirectory.appendingPathComponent("power.journal")
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
+        let notify = try NotifySocket(directory: daemon.root)
+        try daemon.start(
+            extraArguments: ["--modules-dir", modules.path],
+            environment: ["NOTIFY_SOCKET": notify.path]
+        )
+        let ready = try #require(notify.wait(for: "READY=1"))
+        #expect(ready.joined().contains("STATE FILES UNUSABLE"), "\(ready)")
+        try FileManager.default.removeItem(at: journal)
+        let healed = notify.wait { $0.hasPrefix("STATUS=") && !$0.contains("STATE FILES UNUSABLE") }
+        #expect(healed?.contains("serving 5 modules") == true, "no STATUS= without the problem; log:\n\(daemon.log)")
+        try "{ broken".write(to: modules.appendingPathComponent("power.json"), atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let reloaded = try #require(notify.wait(for: "READY=1"))
+        #expect(reloaded.joined().contains("1 schema file rejected, served as before"), "\(reloaded)")
+    }
 }

@@ -73,4 +73,14 @@ struct ConfigurationReloaderTests {
         #expect(outcome.summary(status: "serving 5 modules") == line)
         #expect(outcome.level == level)
     }
+
+    @Test("a reload that rejected a schema file says so, at warning: it never says only 'reloaded'")
+    func summaryWithRejectedFile() {
+        let outcome = ReloadOutcome(configurationReloaded: true, schemasReloaded: true, rejectedSchemaFiles: 1)
+        #expect(
+            outcome.summary(status: "S")
+                == "reloaded the configuration and the schemas, but 1 schema file was rejected (see above): S"
+        )
+        #expect(outcome.level == .warning)
+    }
 }

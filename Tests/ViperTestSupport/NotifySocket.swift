@@ -111,6 +111,15 @@ public final class NotifySocket: Sendable {
         return nil
     }
 
+    /// Waits (at most `timeout` seconds) for a message that `matches`; returns it, or `nil` when none came.
+    public func wait(timeout: Double = 60, until matches: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while let message = self.receive(timeout: deadline.timeIntervalSinceNow) {
+            if matches(message) { return message }
+        }
+        return nil
+    }
+
     /// One message from the sender, or `nil` when none is there (or the receive timed out).
     private func receive(flags: Int32) -> String? {
         var buffer = [UInt8](repeating: 0, count: 4096)
