@@ -173,6 +173,38 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a target added at SIGHUP that names a running target's file (spelt otherwise) is refused; the file stays")
+    func reloadKeepsRunningDestination() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        try Files.write(
+            #"{"reads": ["network.proxy.port"], "template": "zz.mustache", "destination": "/etc/zz.conf", "mode": "0600"}"#,
+            to: fixture.targets + "/zz.json"
+        )
+        try Files.write("zz {{network.proxy.port}}\n", to: fixture.targets + "/zz.mustache")
+        let file = fixture.root + "/etc/zz.conf"
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: file, contains: "zz 3128\n"), "\(applier.stderr)")
+        try Files.write(
+            #"{"reads": ["network.proxy.port"], "template": "aa.mustache", "destination": "/etc/./zz.conf"}"#,
+            to: fixture.targets + "/aa.json"
+        )
+        try Files.write("aa {{network.proxy.port}}\n", to: fixture.targets + "/aa.mustache")
+        applier.signal(SIGHUP)
+        let refusal = "\(fixture.targets)/aa.json: destination \(file) is also target zz's, which applies it already"
+        #expect(applier.wait { $0.stderr.contains(refusal) }, "\(applier.stderr)")
+        #expect(!applier.stderr.contains("is also target aa's"), "\(applier.stderr)")
+        // The next change is applied by the target that applied the file before, and by no other.
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(fixture.wait(applier, until: file, contains: "8080\n"), "\(applier.stderr)")
+        #expect(try Files.read(file) == "zz 8080\n")
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_mode & 0o7777 == 0o600)
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("when the daemon restarts, the applier reconnects and follows the changes made after it")
     func daemonRestart() throws {
         let daemon = try DaemonHarness()

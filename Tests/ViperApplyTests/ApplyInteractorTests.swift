@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import SettingsAPI
 import Testing
@@ -301,6 +302,45 @@ struct ApplyInteractorTests {
                 Self.ready("network:9"),
             ])
             #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n")
+        }
+    }
+
+    @Test("a target added at a reload that names the file of a running target is refused; the file stays as it is")
+    func reloadKeepsRunningDestination() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try fixture.folder.write(
+                "zz",
+                ["reads": ["network.proxy.host"], "destination": "/etc/zz.conf", "mode": "0600"],
+                template: "zz {{network.proxy.host}}\n"
+            )
+            let file = directory + "/root/etc/zz.conf"
+            let interactor = await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "a", cursor: "network:1"), Self.ready("network:1"),
+            ])
+            #expect(try Files.read(file) == "zz a\n")
+            try fixture.folder.write(
+                "aa",
+                ["reads": ["network.proxy.host"], "destination": "/etc/./zz.conf"],
+                template: "aa {{network.proxy.host}}\n"
+            )
+            await interactor.reload(from: ApplyTargetLoader(directory: fixture.folder.path, root: directory + "/root"))
+            #expect(try Files.read(file) == "zz a\n", "the newcomer took over the file")
+            var info = stat()
+            #expect(stat(file, &info) == 0 && info.st_mode & 0o7777 == 0o600)
+            let status = await interactor.status()
+            #expect(!status.targets.contains { $0.target == "aa" })
+            #expect(
+                status.problems.contains {
+                    $0.file.hasSuffix("/aa.json")
+                        && $0.reason.hasPrefix("destination \(file) is also target zz's, which applies it already")
+                },
+                "\(status.problems)"
+            )
+            await interactor.received([Self.change("network.proxy.host", "b", cursor: "network:2")])
+            #expect(try Files.read(file) == "zz b\n", "the running target still applies its file")
         }
     }
 

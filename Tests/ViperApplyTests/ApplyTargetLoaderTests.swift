@@ -224,6 +224,58 @@ struct ApplyTargetLoaderTests {
         }
     }
 
+    @Test("at a reload, the target applying a file keeps it; one added that names it too (spelt otherwise) is refused")
+    func runningTargetKeepsItsFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write(
+                "zz",
+                ["reads": ["network"], "destination": "/etc/zz.conf", "mode": "0600"],
+                template: "z"
+            )
+            let running = folder.load().targets
+            #expect(running.map(\.name) == ["zz"])
+            try folder.write("aa", ["reads": ["network"], "destination": "/etc/./zz.conf"], template: "a")
+            let reloaded = folder.load(running: running)
+            #expect(reloaded.targets.map(\.name) == ["zz"])
+            #expect(
+                reloaded.problems.map { "\($0)" } == [
+                    "\(folder.path)/aa.json: destination /etc/zz.conf is also target zz's, which applies it already: it"
+                        + " keeps the file, left as it is; give this target another destination"
+                ]
+            )
+            // At start, with nothing running, the first in file-name order keeps it, whichever was there first.
+            let started = folder.load()
+            #expect(started.targets.map(\.name) == ["aa"])
+            #expect(
+                started.problems.map { "\($0)" } == [
+                    "\(folder.path)/zz.json: destination /etc/zz.conf is also target aa's, which comes first in"
+                        + " file-name order and keeps it; give this target another destination"
+                ]
+            )
+            // A running target that moves elsewhere leaves its file to the one that names it now.
+            try folder.write("zz", ["reads": ["network"], "destination": "/etc/other.conf"], template: "z")
+            let moved = folder.load(running: running)
+            #expect(moved.targets.map(\.name) == ["aa", "zz"] && moved.problems.isEmpty, "\(moved.problems)")
+            // Two running targets that swap their files are both loaded: neither still names its own.
+            let both = moved.targets
+            try folder.write("aa", ["reads": ["network"], "destination": "/etc/other.conf"], template: "a")
+            try folder.write("zz", ["reads": ["network"], "destination": "/etc/zz.conf"], template: "z")
+            let swapped = folder.load(running: both)
+            #expect(swapped.targets.map(\.name) == ["aa", "zz"] && swapped.problems.isEmpty, "\(swapped.problems)")
+            // A running target that moves onto the file of another is refused: that one keeps it.
+            try folder.write("aa", ["reads": ["network"], "destination": "/etc/zz.conf"], template: "a")
+            let onto = folder.load(running: swapped.targets)
+            #expect(onto.targets.map(\.name) == ["zz"])
+            #expect(
+                onto.problems.map { "\($0)" }.first?.contains(
+                    "aa.json: destination /etc/zz.conf is also target zz's, which applies it already"
+                ) == true,
+                "\(onto.problems)"
+            )
+        }
+    }
+
     @Test("two destinations that are one file through a directory's symbolic link are refused as one")
     func sameFileThroughALink() async throws {
         try await TemporaryDirectory.with { directory in

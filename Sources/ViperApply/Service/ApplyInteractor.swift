@@ -68,6 +68,12 @@ public actor ApplyInteractor {
         }
     }
 
+    /// Reads the targets again (SIGHUP) and replaces them: a target loaded until now that still names its
+    /// destination keeps it, and a target that names it too is refused (``ApplyTargetLoader/load(running:)``).
+    public func reload(from loader: ApplyTargetLoader) async {
+        await self.replace(targets: loader.load(running: self.targets))
+    }
+
     /// The follower connected (true) or lost the connection (false).
     public func connection(_ up: Bool) {
         self.connected = up

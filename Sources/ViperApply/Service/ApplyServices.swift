@@ -14,7 +14,7 @@ struct TargetReloadService: Service {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
             self.notifier.reloading(status: "re-reading the targets")
-            await self.interactor.replace(targets: self.loader.load())
+            await self.interactor.reload(from: self.loader)
             self.notifier.ready(status: await self.interactor.summary())
         }
     }
