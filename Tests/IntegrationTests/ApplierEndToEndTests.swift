@@ -49,16 +49,25 @@ struct ApplierEndToEndTests {
         }
 
         /// Starts the applier on the fixture's root; with `runReloads`, the targets' reload commands run too
-        /// (`--run-reloads`: here they only append to a log); with `umask`, under that umask, as from a shell.
-        func start(control: String? = nil, runReloads: Bool = true, umask: String? = nil) throws -> BackgroundCommand {
+        /// (`--run-reloads`: here they only append to a log); with `umask`, under that umask, as from a shell; with
+        /// `environment` added to the test's own (`NOTIFY_SOCKET`).
+        func start(
+            control: String? = nil,
+            runReloads: Bool = true,
+            umask: String? = nil,
+            environment: [String: String] = [:]
+        ) throws -> BackgroundCommand {
             let command =
                 [
                     self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
                     "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
                     "--control-socket", control ?? self.control, "--root", self.root,
                 ] + (runReloads ? ["--run-reloads"] : [])
-            guard let umask else { return try BackgroundCommand(command) }
-            return try BackgroundCommand(["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\""] + command)
+            guard let umask else { return try BackgroundCommand(command, environment: environment) }
+            return try BackgroundCommand(
+                ["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\""] + command,
+                environment: environment
+            )
         }
 
         /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
@@ -218,6 +227,35 @@ struct ApplierEndToEndTests {
         #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
         #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8080\n"), "\(applier.stderr)")
         #expect(applier.stop() == 0)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("systemd's STATUS= is told again as the daemon appears (every target applied), is lost, and comes back")
+    func statusFollowsDaemon() throws {
+        let daemon = try DaemonHarness()
+        let fixture = try Applier(daemon)
+        // The daemon's folder holds the control socket too: the daemon is not there to create it yet.
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: fixture.control).deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let notify = try NotifySocket(directory: daemon.root)
+        let applier = try fixture.start(environment: ["NOTIFY_SOCKET": notify.path])
+        func told(_ status: String) -> Bool {
+            notify.wait(for: "STATUS=" + status) != nil
+        }
+        #expect(told("2 targets; waiting for the settings daemon's values (cannot reach it; trying again)"))
+        try daemon.start()
+        #expect(told("2 targets applied; following the settings daemon"), "\(applier.stderr)")
+        #expect(try Files.read(fixture.proxy) == "port=3128\n")
+        #expect(daemon.stop() == 0)
+        #expect(
+            told("2 targets applied; lost the settings daemon; reconnecting (the files keep the values last received)"),
+            "\(applier.stderr)"
+        )
+        try daemon.start()
+        #expect(told("2 targets applied; following the settings daemon"), "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
         #expect(daemon.stop() == 0)
     }
 

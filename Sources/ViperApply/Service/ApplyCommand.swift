@@ -114,6 +114,7 @@ public struct ApplyCommand: AsyncParsableCommand {
         let scratch = stateDirectory + "/dry-run"
         try FileIO.makeDirectories(scratch)
         let loader = ApplyTargetLoader(directory: self.targetsDirectory, root: self.root)
+        let notifier = SystemdNotifier()
         let interactor = ApplyInteractor(
             applier: FileApplier(
                 commands: CommandRunner(),
@@ -121,6 +122,7 @@ public struct ApplyCommand: AsyncParsableCommand {
                 reloadsUnderRoot: self.runReloads
             ),
             store: ApplyStateStore(path: stateDirectory + "/state.json"),
+            notifier: notifier,
             logger: logger
         )
         await interactor.replace(targets: loader.load())
@@ -139,7 +141,6 @@ public struct ApplyCommand: AsyncParsableCommand {
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
-        let notifier = SystemdNotifier()
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -158,7 +159,6 @@ public struct ApplyCommand: AsyncParsableCommand {
                         service: ApplyReadinessService(
                             server: server,
                             interactor: interactor,
-                            notifier: notifier,
                             patience: .seconds(30),
                             logger: logger
                         )

@@ -15,18 +15,17 @@ struct TargetReloadService: Service {
         for await _ in signals.cancelOnGracefulShutdown() {
             self.notifier.reloading(status: "re-reading the targets")
             await self.interactor.reload(from: self.loader)
-            self.notifier.ready(status: await self.interactor.summary())
+            await self.interactor.tellReady()
         }
     }
 }
 
 /// Tells systemd `READY=1` once the control socket listens and every target was rendered from the daemon's current
 /// values (or, when the daemon does not answer within `patience`, with a status that says so), and `STOPPING=1`
-/// when a graceful shutdown starts.
+/// when a graceful shutdown starts. The Interactor tells each change of its status meanwhile and after.
 struct ApplyReadinessService: Service {
     let server: VarlinkServer
     let interactor: ApplyInteractor
-    let notifier: SystemdNotifier
     let patience: Duration
     let logger: Logger
 
@@ -37,10 +36,9 @@ struct ApplyReadinessService: Service {
         while await !self.interactor.isSettled, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))  // polling interval; ends when every target was applied
         }
-        let status = await self.interactor.summary()
-        self.notifier.ready(status: status)
+        let status = await self.interactor.tellReady()
         self.logger.info("ready: \(status)")
         try? await gracefulShutdown()
-        self.notifier.stopping(status: "stopping")
+        await self.interactor.tellStopping()
     }
 }
