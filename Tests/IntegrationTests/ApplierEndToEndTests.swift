@@ -230,6 +230,39 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a dry run while the applier is not connected to the daemon is exit 3 saying so, after a loss as at a start")
+    func dryRunNeedsTheDaemon() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        var applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        let dryRun = ["apply", "--dry-run", "--apply-socket", fixture.control]
+        let connected = daemon.ctl(dryRun)
+        #expect(connected.status == 0, "\(connected)")
+        let refusal =
+            "the applier is not ready: it is not connected to the settings daemon (it keeps trying to reconnect), so"
+            + " the values it holds may be stale; nothing was rendered"
+        // Lost: the values it last received are not rendered as if they were current.
+        #expect(daemon.stop() == 0)
+        #expect(applier.wait { $0.stderr.contains("lost the connection to the settings daemon") }, "\(applier.stderr)")
+        let lost = daemon.ctl(dryRun)
+        #expect(lost.status == 3 && lost.stderr.contains(refusal), "\(lost)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        // Started again without the daemon: the same answer, although state.json holds the values.
+        applier = try fixture.start()
+        #expect(
+            applier.wait {
+                $0.stderr.contains("cannot reach the settings daemon yet")
+                    && (try? RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.Status")) != nil
+            },
+            "\(applier.stderr)"
+        )
+        let started = daemon.ctl(dryRun)
+        #expect(started.status == 3 && started.stderr.contains(refusal), "\(started)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+    }
+
     @Test("systemd's STATUS= is told again as the daemon appears (every target applied), is lost, and comes back")
     func statusFollowsDaemon() throws {
         let daemon = try DaemonHarness()

@@ -344,7 +344,7 @@ struct ApplyInteractorTests {
         }
     }
 
-    @Test("a dry run before the values are known is refused; after, it writes nothing")
+    @Test("a dry run before the values are known, or while the daemon is away, is refused; else it writes nothing")
     func dryRun() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
@@ -360,6 +360,19 @@ struct ApplyInteractorTests {
             #expect(dry.targets.map(\.result) == ["would-write", "unchanged"])
             #expect(dry.targets[0].diff?.contains("-DNS=old\n+DNS= r1\n") == true, "\(dry.targets[0])")
             #expect(try Files.read(fixture.dns) == "DNS=old\n")
+            // The daemon lost: the values last received may be stale, so it is refused, as before they came.
+            await interactor.connection(false)
+            let lost = await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
+            #expect(
+                lost?.description.hasPrefix("it is not connected to the settings daemon") == true,
+                "\(String(describing: lost))"
+            )
+            // Connected again, but not yet at the `ready` of the new stream: the changes missed may be on their way.
+            await interactor.connection(true)
+            let catchingUp = await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
+            #expect(catchingUp?.description.contains("current values yet") == true, "\(String(describing: catchingUp))")
+            await interactor.received([Self.ready("network:1")])
+            #expect(try await interactor.dryRun().targets.count == 2)
         }
     }
 }

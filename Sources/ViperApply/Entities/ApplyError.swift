@@ -10,6 +10,9 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     case command(command: String, reason: String)
     /// The settings daemon refused or broke the Watch stream.
     case daemon(String)
+    /// A dry run cannot render from the daemon's current values now: why (not connected to the daemon, its values
+    /// not received yet).
+    case notReady(String)
     /// The applier's state file could not be read or written.
     case state(path: String, reason: String)
     /// Another applier holds the lock on the state directory.
@@ -24,6 +27,7 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
                 + " read {file} (check: \(command))"
         case .command(let command, let reason): "cannot run \(command): \(reason)"
         case .daemon(let message): "settings daemon: \(message)"
+        case .notReady(let reason): reason
         case .state(let path, let reason): "state file \(path): \(reason)"
         case .stateDirectoryInUse(let path):
             "the state directory \(path) is in use by another viper-settings-apply (it holds the directory's lock);"

@@ -188,9 +188,18 @@ public actor ApplyInteractor {
         )
     }
 
-    /// What applying every target now would do, checks included; nothing is written.
+    /// What applying every target now would do, checks included; nothing is written. Refused (``ApplyError/notReady(_:)``)
+    /// unless the values are the daemon's current ones: not before they arrived, and not while the daemon is away,
+    /// whatever values were received before (they may be stale).
     public func dryRun() async throws(ApplyError) -> ApplyDryRunViewModel {
-        guard self.ready else { throw .daemon("the current values have not been received from the daemon yet") }
+        guard self.upToDate else {
+            throw .notReady(
+                self.connected
+                    ? "it has not received the settings daemon's current values yet; nothing was rendered"
+                    : "it is not connected to the settings daemon (it keeps trying to reconnect), so the values it"
+                        + " holds may be stale; nothing was rendered"
+            )
+        }
         var outcomes: [TargetOutcomeViewModel] = []
         for target in self.targets {
             let revisions = self.revisions(of: target)
