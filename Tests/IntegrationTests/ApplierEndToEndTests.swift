@@ -292,6 +292,24 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("stopped while it waits for the daemon, it stops then, without telling systemd READY=1")
+    func stopWhileWaiting() throws {
+        let daemon = try DaemonHarness()
+        let fixture = try Applier(daemon)
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: fixture.control).deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let notify = try NotifySocket(directory: daemon.root)
+        let applier = try fixture.start(environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(applier.wait { $0.stderr.contains("cannot reach the settings daemon yet") }, "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        let told = notify.drain()
+        #expect(told.contains { $0.hasPrefix("STOPPING=1\n") }, "\(told)")
+        #expect(!told.contains { $0.contains("READY=1") }, "\(told)")
+        #expect(!applier.stderr.contains("ready:"), "\(applier.stderr)")
+    }
+
     @Test("a fleet value (recommended, then mandatory after a sync) reaches the file like a local one")
     func fleetChangeReachesFile() throws {
         let fleet = try FleetDocumentServer(

@@ -33,12 +33,16 @@ struct ApplyReadinessService: Service {
         try await self.server.waitUntilListening()
         let clock = ContinuousClock()
         let deadline = clock.now + self.patience
-        while await !self.interactor.isSettled, clock.now < deadline {
+        // A stop asked for meanwhile (SIGTERM) ends the wait at once: it is not held up for the patience, and
+        // READY=1 is not told of a service that is stopping.
+        while await !self.interactor.isSettled, clock.now < deadline, !Task.isShuttingDownGracefully {
             try await Task.sleep(for: .milliseconds(20))  // polling interval; ends when every target was applied
         }
-        let status = await self.interactor.tellReady()
-        self.logger.info("ready: \(status)")
-        try? await gracefulShutdown()
+        if !Task.isShuttingDownGracefully {
+            let status = await self.interactor.tellReady()
+            self.logger.info("ready: \(status)")
+            try? await gracefulShutdown()
+        }
         await self.interactor.tellStopping()
     }
 }
