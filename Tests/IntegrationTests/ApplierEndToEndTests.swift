@@ -214,6 +214,53 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a targets directory it cannot read is exit 1 at start, with the reason; at SIGHUP it keeps its targets")
+    func unreadableTargetsDirectory() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let moved = fixture.targets + ".moved"
+        try FileManager.default.moveItem(atPath: fixture.targets, toPath: moved)
+        let missing = try fixture.start()
+        #expect(missing.wait { !$0.isRunning })
+        #expect(missing.stop() == 1, "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains(
+                "cannot read the targets directory \(fixture.targets) (--targets-dir): No such file or directory"
+            ),
+            "\(missing.stderr)"
+        )
+        try Files.write("", to: fixture.targets)
+        let file = try fixture.start()
+        #expect(file.wait { !$0.isRunning })
+        #expect(file.stop() == 1, "\(file.stderr)")
+        #expect(
+            file.stderr.contains(
+                "cannot read the targets directory \(fixture.targets) (--targets-dir): Not a directory"
+            ),
+            "\(file.stderr)"
+        )
+        try FileManager.default.removeItem(atPath: fixture.targets)
+        try FileManager.default.moveItem(atPath: moved, toPath: fixture.targets)
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        try FileManager.default.moveItem(atPath: fixture.targets, toPath: moved)
+        applier.signal(SIGHUP)
+        #expect(
+            applier.wait {
+                $0.stderr.contains(
+                    "targets not re-read, keeping the 2 loaded until now: cannot read the targets directory"
+                        + " \(fixture.targets) (--targets-dir): No such file or directory"
+                )
+            },
+            "\(applier.stderr)"
+        )
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8080\n"), "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("when the daemon restarts, the applier reconnects and follows the changes made after it")
     func daemonRestart() throws {
         let daemon = try DaemonHarness()

@@ -22,8 +22,8 @@ struct TargetFolder {
     }
 
     /// Loads every target; `running` are those loaded before, at a reload.
-    func load(root: String = "", running: [ApplyTarget] = []) -> ApplyTargetLoader.Result {
-        ApplyTargetLoader(directory: self.path, root: root).load(running: running)
+    func load(root: String = "", running: [ApplyTarget] = []) throws -> ApplyTargetLoader.Result {
+        try ApplyTargetLoader(directory: self.path, root: root).load(running: running)
     }
 
     func target(_ name: String, root: String = "") throws -> ApplyTarget {

@@ -97,7 +97,7 @@ struct ApplyTargetLoaderTests {
             let folder = try TargetFolder(directory)
             try folder.write("bad", fields, template: "x")
             try folder.write("good", ["reads": ["network"], "destination": "/etc/good"], template: "x")
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.map(\.name) == ["good"])
             #expect(loaded.problems.count == 1)
             let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
@@ -120,7 +120,7 @@ struct ApplyTargetLoaderTests {
                 ],
                 template: "x"
             )
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.problems.isEmpty, "\(loaded.problems)")
             let target = try #require(loaded.targets.first)
             let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
@@ -141,7 +141,7 @@ struct ApplyTargetLoaderTests {
         try await TemporaryDirectory.with { directory in
             let folder = try TargetFolder(directory)
             try folder.write("bad", ["reads": ["network"], "destination": "/etc/x"], template: template)
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.isEmpty)
             let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
             #expect(problem.hasPrefix("\(folder.path)/bad.json: template \(folder.path)/bad.mustache: "), "\(problem)")
@@ -170,7 +170,7 @@ struct ApplyTargetLoaderTests {
                 withDestinationPath: "real.template"
             )
             #expect(mkfifo(folder.path + "/fifo.mustache", 0o600) == 0)
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.isEmpty)
             let problems = loaded.problems.map { "\($0)" }
             for name in ["outside", "beside"] {
@@ -203,7 +203,7 @@ struct ApplyTargetLoaderTests {
             // The same file spelt otherwise is the same file.
             try folder.write("third", ["reads": ["network"], "destination": "/etc/./same"], template: "x")
             try folder.write("fourth", ["reads": ["network"], "destination": "//etc//same"], template: "x")
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.map(\.name) == ["first"])
             let problems = loaded.problems.map { "\($0)" }.sorted()
             #expect(problems.count == 5, "\(problems)")
@@ -233,10 +233,10 @@ struct ApplyTargetLoaderTests {
                 ["reads": ["network"], "destination": "/etc/zz.conf", "mode": "0600"],
                 template: "z"
             )
-            let running = folder.load().targets
+            let running = try folder.load().targets
             #expect(running.map(\.name) == ["zz"])
             try folder.write("aa", ["reads": ["network"], "destination": "/etc/./zz.conf"], template: "a")
-            let reloaded = folder.load(running: running)
+            let reloaded = try folder.load(running: running)
             #expect(reloaded.targets.map(\.name) == ["zz"])
             #expect(
                 reloaded.problems.map { "\($0)" } == [
@@ -245,7 +245,7 @@ struct ApplyTargetLoaderTests {
                 ]
             )
             // At start, with nothing running, the first in file-name order keeps it, whichever was there first.
-            let started = folder.load()
+            let started = try folder.load()
             #expect(started.targets.map(\.name) == ["aa"])
             #expect(
                 started.problems.map { "\($0)" } == [
@@ -255,23 +255,42 @@ struct ApplyTargetLoaderTests {
             )
             // A running target that moves elsewhere leaves its file to the one that names it now.
             try folder.write("zz", ["reads": ["network"], "destination": "/etc/other.conf"], template: "z")
-            let moved = folder.load(running: running)
+            let moved = try folder.load(running: running)
             #expect(moved.targets.map(\.name) == ["aa", "zz"] && moved.problems.isEmpty, "\(moved.problems)")
             // Two running targets that swap their files are both loaded: neither still names its own.
             let both = moved.targets
             try folder.write("aa", ["reads": ["network"], "destination": "/etc/other.conf"], template: "a")
             try folder.write("zz", ["reads": ["network"], "destination": "/etc/zz.conf"], template: "z")
-            let swapped = folder.load(running: both)
+            let swapped = try folder.load(running: both)
             #expect(swapped.targets.map(\.name) == ["aa", "zz"] && swapped.problems.isEmpty, "\(swapped.problems)")
             // A running target that moves onto the file of another is refused: that one keeps it.
             try folder.write("aa", ["reads": ["network"], "destination": "/etc/zz.conf"], template: "a")
-            let onto = folder.load(running: swapped.targets)
+            let onto = try folder.load(running: swapped.targets)
             #expect(onto.targets.map(\.name) == ["zz"])
             #expect(
                 onto.problems.map { "\($0)" }.first?.contains(
                     "aa.json: destination /etc/zz.conf is also target zz's, which applies it already"
                 ) == true,
                 "\(onto.problems)"
+            )
+        }
+    }
+
+    @Test("a targets directory that is missing or not a directory is an error with the system's reason")
+    func unreadableDirectory() async throws {
+        try await TemporaryDirectory.with { directory in
+            let missing = directory + "/nowhere"
+            let error = #expect(throws: ApplyError.self) { try ApplyTargetLoader(directory: missing).load() }
+            #expect(
+                error?.description
+                    == "cannot read the targets directory \(missing) (--targets-dir): No such file or directory"
+            )
+            let file = directory + "/file"
+            try Files.write("", to: file)
+            let notDirectory = #expect(throws: ApplyError.self) { try ApplyTargetLoader(directory: file).load() }
+            #expect(
+                notDirectory?.description
+                    == "cannot read the targets directory \(file) (--targets-dir): Not a directory"
             )
         }
     }
@@ -285,7 +304,7 @@ struct ApplyTargetLoaderTests {
             try FileManager.default.createSymbolicLink(atPath: root + "/alias", withDestinationPath: "real")
             try folder.write("a", ["reads": ["network"], "destination": "/real/x.conf"], template: "a")
             try folder.write("b", ["reads": ["network"], "destination": "/alias/x.conf"], template: "b")
-            let loaded = folder.load(root: root)
+            let loaded = try folder.load(root: root)
             #expect(loaded.targets.map(\.name) == ["a"])
             #expect(
                 loaded.problems.map { "\($0)" }.contains { $0.contains("b.json: destination") },

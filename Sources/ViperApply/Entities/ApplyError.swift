@@ -2,6 +2,8 @@
 public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A target file is not usable: its path and why.
     case badTarget(file: String, reason: String)
+    /// The targets directory cannot be read (missing, not a directory): its path and the system's reason.
+    case targetsDirectory(path: String, reason: String)
     /// A file operation on the destination (or its temporary file) failed.
     case file(path: String, operation: String, reason: String)
     /// The check command changed the temporary file it was given: `change` says how.
@@ -21,6 +23,8 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .badTarget(let file, let reason): "\(file): \(reason)"
+        case .targetsDirectory(let path, let reason):
+            "cannot read the targets directory \(path) (--targets-dir): \(reason)"
         case .file(let path, let operation, let reason): "cannot \(operation) \(path): \(reason)"
         case .checkChangedFile(let command, let change):
             "the check command changed the file it checks (\(change)): the destination is untouched; a check must only"

@@ -125,7 +125,9 @@ public struct ApplyCommand: AsyncParsableCommand {
             notifier: notifier,
             logger: logger
         )
-        await interactor.replace(targets: loader.load())
+        // A targets directory it cannot read stops it (exit 1), as a modules directory stops viper-settingsd: an
+        // applier with no targets would look ready and apply nothing.
+        await interactor.replace(targets: try loader.load())
         let server = VarlinkServer(
             configuration: VarlinkServerConfiguration(
                 endpoint: .path(controlSocket),

@@ -93,9 +93,20 @@ public actor ApplyInteractor {
     }
 
     /// Reads the targets again (SIGHUP) and replaces them: a target loaded until now that still names its
-    /// destination keeps it, and a target that names it too is refused (``ApplyTargetLoader/load(running:)``).
+    /// destination keeps it, and a target that names it too is refused (``ApplyTargetLoader/load(running:)``). A
+    /// targets directory that cannot be read is logged, and the targets loaded until now are kept.
     public func reload(from loader: ApplyTargetLoader) async {
-        await self.replace(targets: loader.load(running: self.targets))
+        let loaded: ApplyTargetLoader.Result
+        do {
+            loaded = try loader.load(running: self.targets)
+        } catch {
+            self.logger.error(
+                "targets not re-read, keeping the \(self.targets.count) loaded until now: \(error)",
+                metadata: ["targets": "\(self.targets.map(\.name).joined(separator: ","))"]
+            )
+            return
+        }
+        await self.replace(targets: loaded)
     }
 
     /// The follower connected (true) or lost the connection (false).

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Mustache
 import SettingsAPI
+import ViperPOSIX
 
 /// Reads the targets directory: every `NAME.json` there is a target, with its template beside it. A bad target is
 /// reported with its file and reason and skipped; the others load.
@@ -26,24 +27,17 @@ public struct ApplyTargetLoader: Sendable {
         "description", "reads", "template", "destination", "owner", "group", "mode", "check", "reload",
     ]
 
-    /// Loads every target, in the byte order of their file names (as `LC_ALL=C ls` lists them). A directory that
-    /// cannot be read is one problem and no targets.
+    /// Loads every target, in the byte order of their file names (as `LC_ALL=C ls` lists them).
     ///
     /// A file has one target: of the targets whose destinations are one file (also spelt otherwise, or through a
     /// directory's symbolic link), one keeps it and the others are refused, naming it. At a reload, `running` are
     /// the targets loaded until then: one of them that still names the file keeps it, so that a target added
     /// meanwhile never takes over a file another applies already; otherwise (at start, or a file new to all of them)
     /// the first in file-name order keeps it.
-    public func load(running: [ApplyTarget] = []) -> Result {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: self.directory)
-        } catch {
-            return Result(
-                targets: [],
-                problems: [.badTarget(file: self.directory, reason: "cannot read the directory")]
-            )
-        }
+    /// - Throws: ``ApplyError/targetsDirectory(path:reason:)`` when the directory cannot be read (missing, not a
+    ///   directory), with the system's reason.
+    public func load(running: [ApplyTarget] = []) throws(ApplyError) -> Result {
+        let names = try Self.entries(of: self.directory)
         var loaded: [(path: String, target: Swift.Result<ApplyTarget, ApplyError>)] = []
         for file in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         where file.hasSuffix(".json") && !file.hasPrefix(".") {
@@ -82,6 +76,26 @@ public struct ApplyTargetLoader: Sendable {
             }
         }
         return result
+    }
+
+    /// The names in `directory` but `.` and `..`.
+    static func entries(of directory: String) throws(ApplyError) -> [String] {
+        guard let stream = opendir(directory) else {
+            throw .targetsDirectory(path: directory, reason: SystemErrorText.describe(errno))
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw .targetsDirectory(path: directory, reason: SystemErrorText.describe(errno)) }
+                return names
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
     }
 
     /// Loads one target file.
