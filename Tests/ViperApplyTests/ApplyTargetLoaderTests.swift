@@ -30,7 +30,22 @@ struct ApplyTargetLoaderTests {
             "'template' must name a template file in the targets directory"
         ),
         (["reads": ["network"], "destination": "/etc/x", "mode": "04755"], "no setuid"),
-        (["reads": ["network"], "destination": "/etc/x", "owner": "4294967295"], "which this host does not have"),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "owner": "4294967295"],
+            "'owner' names '4294967295', which this host does not have"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "owner": ""],
+            "'owner' is empty: give a user name or number, or leave the field out for root"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "group": ""],
+            "'group' is empty: give a group name or number, or leave the field out for root"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "group": "no-such-group-here"],
+            "'group' names 'no-such-group-here', which this host does not have"
+        ),
         (
             ["reads": ["network"], "destination": "/etc/x", "group": 4_294_967_295],
             "'group' must be a name or a number"

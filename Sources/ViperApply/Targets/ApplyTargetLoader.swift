@@ -275,9 +275,16 @@ public struct ApplyTargetLoader: Sendable {
         // 4294967295 is -1 to chown(2): "leave it as it is", not an id.
         if let number = value.intValue, let id = UInt32(exactly: number), id != .max { return id }
         if let name = value.stringValue {
+            let kind = field == "owner" ? "user" : "group"
+            guard !name.isEmpty else {
+                throw .badTarget(
+                    file: path,
+                    reason: "'\(field)' is empty: give a \(kind) name or number, or leave the field out for root"
+                )
+            }
             if let id = UInt32(name), id != .max { return id }
             if let id = lookup(name) { return id }
-            throw .badTarget(file: path, reason: "'\(field)' names \(name), which this host does not have")
+            throw .badTarget(file: path, reason: "'\(field)' names '\(name)', which this host does not have")
         }
         throw .badTarget(file: path, reason: "'\(field)' must be a name or a number")
     }
