@@ -49,16 +49,25 @@ struct ApplierEndToEndTests {
         }
 
         /// Starts the applier on the fixture's root; with `runReloads`, the targets' reload commands run too
-        /// (`--run-reloads`: here they only append to a log); with `umask`, under that umask, as from a shell.
-        func start(control: String? = nil, runReloads: Bool = true, umask: String? = nil) throws -> BackgroundCommand {
+        /// (`--run-reloads`: here they only append to a log); with `umask`, under that umask, as from a shell; with
+        /// `environment` added to the test's own (`NOTIFY_SOCKET`).
+        func start(
+            control: String? = nil,
+            runReloads: Bool = true,
+            umask: String? = nil,
+            environment: [String: String] = [:]
+        ) throws -> BackgroundCommand {
             let command =
                 [
                     self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
                     "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
                     "--control-socket", control ?? self.control, "--root", self.root,
                 ] + (runReloads ? ["--run-reloads"] : [])
-            guard let umask else { return try BackgroundCommand(command) }
-            return try BackgroundCommand(["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\""] + command)
+            guard let umask else { return try BackgroundCommand(command, environment: environment) }
+            return try BackgroundCommand(
+                ["/bin/sh", "-c", "umask \(umask) && exec \"$0\" \"$@\""] + command,
+                environment: environment
+            )
         }
 
         /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
@@ -173,6 +182,85 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a target added at SIGHUP that names a running target's file (spelt otherwise) is refused; the file stays")
+    func reloadKeepsRunningDestination() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        try Files.write(
+            #"{"reads": ["network.proxy.port"], "template": "zz.mustache", "destination": "/etc/zz.conf", "mode": "0600"}"#,
+            to: fixture.targets + "/zz.json"
+        )
+        try Files.write("zz {{network.proxy.port}}\n", to: fixture.targets + "/zz.mustache")
+        let file = fixture.root + "/etc/zz.conf"
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: file, contains: "zz 3128\n"), "\(applier.stderr)")
+        try Files.write(
+            #"{"reads": ["network.proxy.port"], "template": "aa.mustache", "destination": "/etc/./zz.conf"}"#,
+            to: fixture.targets + "/aa.json"
+        )
+        try Files.write("aa {{network.proxy.port}}\n", to: fixture.targets + "/aa.mustache")
+        applier.signal(SIGHUP)
+        let refusal = "\(fixture.targets)/aa.json: destination \(file) is also target zz's, which applies it already"
+        #expect(applier.wait { $0.stderr.contains(refusal) }, "\(applier.stderr)")
+        #expect(!applier.stderr.contains("is also target aa's"), "\(applier.stderr)")
+        // The next change is applied by the target that applied the file before, and by no other.
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(fixture.wait(applier, until: file, contains: "8080\n"), "\(applier.stderr)")
+        #expect(try Files.read(file) == "zz 8080\n")
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_mode & 0o7777 == 0o600)
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("a targets directory it cannot read is exit 1 at start, with the reason; at SIGHUP it keeps its targets")
+    func unreadableTargetsDirectory() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let moved = fixture.targets + ".moved"
+        try FileManager.default.moveItem(atPath: fixture.targets, toPath: moved)
+        let missing = try fixture.start()
+        #expect(missing.wait { !$0.isRunning })
+        #expect(missing.stop() == 1, "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains(
+                "cannot read the targets directory \(fixture.targets) (--targets-dir): No such file or directory"
+            ),
+            "\(missing.stderr)"
+        )
+        try Files.write("", to: fixture.targets)
+        let file = try fixture.start()
+        #expect(file.wait { !$0.isRunning })
+        #expect(file.stop() == 1, "\(file.stderr)")
+        #expect(
+            file.stderr.contains(
+                "cannot read the targets directory \(fixture.targets) (--targets-dir): Not a directory"
+            ),
+            "\(file.stderr)"
+        )
+        try FileManager.default.removeItem(atPath: fixture.targets)
+        try FileManager.default.moveItem(atPath: moved, toPath: fixture.targets)
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        try FileManager.default.moveItem(atPath: fixture.targets, toPath: moved)
+        applier.signal(SIGHUP)
+        #expect(
+            applier.wait {
+                $0.stderr.contains(
+                    "targets not re-read, keeping the 2 loaded until now: cannot read the targets directory"
+                        + " \(fixture.targets) (--targets-dir): No such file or directory"
+                )
+            },
+            "\(applier.stderr)"
+        )
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8080\n"), "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("when the daemon restarts, the applier reconnects and follows the changes made after it")
     func daemonRestart() throws {
         let daemon = try DaemonHarness()
@@ -187,6 +275,86 @@ struct ApplierEndToEndTests {
         #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8080\n"), "\(applier.stderr)")
         #expect(applier.stop() == 0)
         #expect(daemon.stop() == 0)
+    }
+
+    @Test("a dry run while the applier is not connected to the daemon is exit 3 saying so, after a loss as at a start")
+    func dryRunNeedsTheDaemon() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        var applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        let dryRun = ["apply", "--dry-run", "--apply-socket", fixture.control]
+        let connected = daemon.ctl(dryRun)
+        #expect(connected.status == 0, "\(connected)")
+        let refusal =
+            "the applier is not ready: it is not connected to the settings daemon (it keeps trying to reconnect), so"
+            + " the values it holds may be stale; nothing was rendered"
+        // Lost: the values it last received are not rendered as if they were current.
+        #expect(daemon.stop() == 0)
+        #expect(applier.wait { $0.stderr.contains("lost the connection to the settings daemon") }, "\(applier.stderr)")
+        let lost = daemon.ctl(dryRun)
+        #expect(lost.status == 3 && lost.stderr.contains(refusal), "\(lost)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        // Started again without the daemon: the same answer, although state.json holds the values.
+        applier = try fixture.start()
+        #expect(
+            applier.wait {
+                $0.stderr.contains("cannot reach the settings daemon yet")
+                    && (try? RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.Status")) != nil
+            },
+            "\(applier.stderr)"
+        )
+        let started = daemon.ctl(dryRun)
+        #expect(started.status == 3 && started.stderr.contains(refusal), "\(started)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+    }
+
+    @Test("systemd's STATUS= is told again as the daemon appears (every target applied), is lost, and comes back")
+    func statusFollowsDaemon() throws {
+        let daemon = try DaemonHarness()
+        let fixture = try Applier(daemon)
+        // The daemon's folder holds the control socket too: the daemon is not there to create it yet.
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: fixture.control).deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let notify = try NotifySocket(directory: daemon.root)
+        let applier = try fixture.start(environment: ["NOTIFY_SOCKET": notify.path])
+        func told(_ status: String) -> Bool {
+            notify.wait(for: "STATUS=" + status) != nil
+        }
+        #expect(told("2 targets; waiting for the settings daemon's values (cannot reach it; trying again)"))
+        try daemon.start()
+        #expect(told("2 targets applied; following the settings daemon"), "\(applier.stderr)")
+        #expect(try Files.read(fixture.proxy) == "port=3128\n")
+        #expect(daemon.stop() == 0)
+        #expect(
+            told("2 targets applied; lost the settings daemon; reconnecting (the files keep the values last received)"),
+            "\(applier.stderr)"
+        )
+        try daemon.start()
+        #expect(told("2 targets applied; following the settings daemon"), "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test("stopped while it waits for the daemon, it stops then, without telling systemd READY=1")
+    func stopWhileWaiting() throws {
+        let daemon = try DaemonHarness()
+        let fixture = try Applier(daemon)
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: fixture.control).deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let notify = try NotifySocket(directory: daemon.root)
+        let applier = try fixture.start(environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(applier.wait { $0.stderr.contains("cannot reach the settings daemon yet") }, "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        let told = notify.drain()
+        #expect(told.contains { $0.hasPrefix("STOPPING=1\n") }, "\(told)")
+        #expect(!told.contains { $0.contains("READY=1") }, "\(told)")
+        #expect(!applier.stderr.contains("ready:"), "\(applier.stderr)")
     }
 
     @Test("a fleet value (recommended, then mandatory after a sync) reaches the file like a local one")

@@ -8,8 +8,8 @@ final class BackgroundCommand {
     private let out: FileHandle
     private let err: FileHandle
 
-    /// Starts `command` (the executable's path, then its arguments).
-    init(_ command: [String]) throws {
+    /// Starts `command` (the executable's path, then its arguments), with `environment` added to the test's own.
+    init(_ command: [String], environment: [String: String] = [:]) throws {
         self.folder = FileManager.default.temporaryDirectory.appendingPathComponent("viper-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: self.folder.appendingPathComponent("stdout").path, contents: nil)
@@ -18,6 +18,9 @@ final class BackgroundCommand {
         self.err = try FileHandle(forWritingTo: self.folder.appendingPathComponent("stderr"))
         self.process.executableURL = URL(fileURLWithPath: command[0])
         self.process.arguments = Array(command.dropFirst())
+        if !environment.isEmpty {
+            self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         self.process.standardInput = FileHandle.nullDevice
         self.process.standardOutput = self.out
         self.process.standardError = self.err

@@ -21,8 +21,9 @@ struct TargetFolder {
         try Files.write(template, to: "\(self.path)/\(name).mustache")
     }
 
-    func load(root: String = "") -> ApplyTargetLoader.Result {
-        ApplyTargetLoader(directory: self.path, root: root).load()
+    /// Loads every target; `running` are those loaded before, at a reload.
+    func load(root: String = "", running: [ApplyTarget] = []) throws -> ApplyTargetLoader.Result {
+        try ApplyTargetLoader(directory: self.path, root: root).load(running: running)
     }
 
     func target(_ name: String, root: String = "") throws -> ApplyTarget {

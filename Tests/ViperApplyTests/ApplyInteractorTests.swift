@@ -1,3 +1,5 @@
+import Foundation
+import Glibc
 import Logging
 import SettingsAPI
 import Testing
@@ -48,14 +50,14 @@ struct ApplyInteractorTests {
             try self.folder.write("broken", ["reads": [], "destination": "/etc/x"], template: "")
         }
 
-        func interactor() async -> ApplyInteractor {
+        func interactor() async throws -> ApplyInteractor {
             let interactor = ApplyInteractor(
                 applier: FileApplier(commands: CommandRunner(), scratchDirectory: self.directory),
                 store: ApplyStateStore(path: self.directory + "/state.json"),
                 clock: .init { 1_800_000_000 },
                 logger: Logger(label: "test")
             )
-            await interactor.replace(targets: self.folder.load(root: self.directory + "/root"))
+            try await interactor.replace(targets: self.folder.load(root: self.directory + "/root"))
             return interactor
         }
     }
@@ -64,7 +66,7 @@ struct ApplyInteractorTests {
     func followsEvents() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             await interactor.received([
                 Self.current("network.dns.servers", [], cursor: "network:4"),
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"),
@@ -85,7 +87,7 @@ struct ApplyInteractorTests {
             #expect(status.problems.count == 1 && status.problems[0].file.hasSuffix("broken.json"))
             // A target reading something the daemon does not have is loaded, and reported.
             try fixture.folder.write("typo", ["reads": ["network.dsn"], "destination": "/etc/typo"], template: "")
-            await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
+            try await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
             let typo = await interactor.status().warnings.first { $0.file.hasSuffix("typo.json") }
             #expect(typo?.reason.contains("'reads' names network.dsn, which the settings daemon does not have") == true)
             #expect(await interactor.status().problems.count == 1, "loaded, so not refused: a warning")
@@ -96,7 +98,7 @@ struct ApplyInteractorTests {
                 template:
                     "{{network.dns.sever}} {{#network.dns.servers}}{{.}}{{/network.dns.servers}} {{network.proxy.host}}"
             )
-            await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
+            try await interactor.replace(targets: fixture.folder.load(root: fixture.directory + "/root"))
             let names = await interactor.status().warnings.filter { $0.file.hasSuffix("names.json") }.map(\.reason)
             #expect(
                 names == [
@@ -122,7 +124,7 @@ struct ApplyInteractorTests {
             )
             let file = directory + "/root/etc/power.conf"
             try Files.write("idle=15\n", to: file)
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             await interactor.received([
                 Self.current("network.dns.servers", [], cursor: "network:4"),
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"),
@@ -151,7 +153,7 @@ struct ApplyInteractorTests {
                 template: "{{network.proxy.host}}:{{network.proxy.port}}\n"
             )
             let file = directory + "/root/etc/pair.conf"
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             await interactor.received([
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"),
                 Self.current("network.proxy.port", 3128, cursor: "network:4"),
@@ -180,7 +182,7 @@ struct ApplyInteractorTests {
                 ],
                 template: "x\n"
             )
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             async let applied: Void = interactor.received([
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"), Self.ready("network:4"),
             ])
@@ -207,7 +209,7 @@ struct ApplyInteractorTests {
                 ],
                 template: "host={{network.proxy.host}}\n"
             )
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             func result() async -> String? {
                 await interactor.status().targets.first { $0.target == "checked" }?.last?.result
             }
@@ -231,7 +233,7 @@ struct ApplyInteractorTests {
     func unchangedKeepsTheWrite() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             await interactor.received([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
                 Self.current("network.proxy.host", "a.example", cursor: "network:1"), Self.ready("network:1"),
@@ -247,7 +249,7 @@ struct ApplyInteractorTests {
     func resumesFromState() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
-            let first = await fixture.interactor()
+            let first = try await fixture.interactor()
             await first.received([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:2"),
                 Self.current("network.proxy.host", "a", cursor: "network:2"),
@@ -255,7 +257,7 @@ struct ApplyInteractorTests {
             ])
             // The file is lost while the applier is down; the changes after its cursor come on resume.
             try Files.write("edited by hand\n", to: fixture.dns)
-            let second = await fixture.interactor()
+            let second = try await fixture.interactor()
             #expect(await second.cursor == "network:2")
             await second.received([
                 Self.change("network.proxy.host", "b", cursor: "network:3"), Self.ready("network:3"),
@@ -272,7 +274,7 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             try Files.write("{garbage", to: directory + "/state.json")
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             #expect(await interactor.cursor == nil)
             #expect(try Files.read(directory + "/state.json.corrupt") == "{garbage")
             await interactor.received([
@@ -288,7 +290,7 @@ struct ApplyInteractorTests {
     func resync() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             await interactor.received([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:1"),
                 Self.current("network.proxy.host", "a", cursor: "network:1"),
@@ -304,11 +306,83 @@ struct ApplyInteractorTests {
         }
     }
 
-    @Test("a dry run before the values are known is refused; after, it writes nothing")
+    @Test("a target added at a reload that names the file of a running target is refused; the file stays as it is")
+    func reloadKeepsRunningDestination() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try fixture.folder.write(
+                "zz",
+                ["reads": ["network.proxy.host"], "destination": "/etc/zz.conf", "mode": "0600"],
+                template: "zz {{network.proxy.host}}\n"
+            )
+            let file = directory + "/root/etc/zz.conf"
+            let interactor = try await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "a", cursor: "network:1"), Self.ready("network:1"),
+            ])
+            #expect(try Files.read(file) == "zz a\n")
+            try fixture.folder.write(
+                "aa",
+                ["reads": ["network.proxy.host"], "destination": "/etc/./zz.conf"],
+                template: "aa {{network.proxy.host}}\n"
+            )
+            await interactor.reload(from: ApplyTargetLoader(directory: fixture.folder.path, root: directory + "/root"))
+            #expect(try Files.read(file) == "zz a\n", "the newcomer took over the file")
+            var info = stat()
+            #expect(stat(file, &info) == 0 && info.st_mode & 0o7777 == 0o600)
+            let status = await interactor.status()
+            #expect(!status.targets.contains { $0.target == "aa" })
+            #expect(
+                status.problems.contains {
+                    $0.file.hasSuffix("/aa.json")
+                        && $0.reason.hasPrefix("destination \(file) is also target zz's, which applies it already")
+                },
+                "\(status.problems)"
+            )
+            await interactor.received([Self.change("network.proxy.host", "b", cursor: "network:2")])
+            #expect(try Files.read(file) == "zz b\n", "the running target still applies its file")
+        }
+    }
+
+    @Test("a SIGHUP that cannot read the targets directory logs why and keeps the targets loaded")
+    func reloadWithoutDirectory() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let log = LogRecorder()
+            let interactor = ApplyInteractor(
+                applier: FileApplier(commands: CommandRunner(), scratchDirectory: directory),
+                store: ApplyStateStore(path: directory + "/state.json"),
+                logger: log.logger
+            )
+            let loader = ApplyTargetLoader(directory: fixture.folder.path, root: directory + "/root")
+            await interactor.reload(from: loader)
+            await interactor.received([
+                Self.current("network.dns.servers", [], cursor: "network:1"),
+                Self.current("network.proxy.host", "a", cursor: "network:1"), Self.ready("network:1"),
+            ])
+            try FileManager.default.moveItem(atPath: fixture.folder.path, toPath: directory + "/moved")
+            await interactor.reload(from: loader)
+            #expect(
+                log.messages(at: .error).contains(
+                    "targets not re-read, keeping the 2 loaded until now: cannot read the targets directory"
+                        + " \(fixture.folder.path) (--targets-dir): No such file or directory"
+                ),
+                "\(log.messages(at: .error))"
+            )
+            let status = await interactor.status()
+            #expect(status.targets.map(\.target) == ["dns", "proxy"])
+            #expect(status.problems.map(\.file) == [directory + "/apply.d/broken.json"])
+            await interactor.received([Self.change("network.proxy.host", "b", cursor: "network:2")])
+            #expect(try Files.read(fixture.proxy) == "host=b\n")
+        }
+    }
+
+    @Test("a dry run before the values are known, or while the daemon is away, is refused; else it writes nothing")
     func dryRun() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
-            let interactor = await fixture.interactor()
+            let interactor = try await fixture.interactor()
             await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
             await interactor.received([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
@@ -320,6 +394,19 @@ struct ApplyInteractorTests {
             #expect(dry.targets.map(\.result) == ["would-write", "unchanged"])
             #expect(dry.targets[0].diff?.contains("-DNS=old\n+DNS= r1\n") == true, "\(dry.targets[0])")
             #expect(try Files.read(fixture.dns) == "DNS=old\n")
+            // The daemon lost: the values last received may be stale, so it is refused, as before they came.
+            await interactor.connection(false)
+            let lost = await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
+            #expect(
+                lost?.description.hasPrefix("it is not connected to the settings daemon") == true,
+                "\(String(describing: lost))"
+            )
+            // Connected again, but not yet at the `ready` of the new stream: the changes missed may be on their way.
+            await interactor.connection(true)
+            let catchingUp = await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
+            #expect(catchingUp?.description.contains("current values yet") == true, "\(String(describing: catchingUp))")
+            await interactor.received([Self.ready("network:1")])
+            #expect(try await interactor.dryRun().targets.count == 2)
         }
     }
 }

@@ -30,7 +30,22 @@ struct ApplyTargetLoaderTests {
             "'template' must name a template file in the targets directory"
         ),
         (["reads": ["network"], "destination": "/etc/x", "mode": "04755"], "no setuid"),
-        (["reads": ["network"], "destination": "/etc/x", "owner": "4294967295"], "which this host does not have"),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "owner": "4294967295"],
+            "'owner' names '4294967295', which this host does not have"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "owner": ""],
+            "'owner' is empty: give a user name or number, or leave the field out for root"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "group": ""],
+            "'group' is empty: give a group name or number, or leave the field out for root"
+        ),
+        (
+            ["reads": ["network"], "destination": "/etc/x", "group": "no-such-group-here"],
+            "'group' names 'no-such-group-here', which this host does not have"
+        ),
         (
             ["reads": ["network"], "destination": "/etc/x", "group": 4_294_967_295],
             "'group' must be a name or a number"
@@ -97,7 +112,7 @@ struct ApplyTargetLoaderTests {
             let folder = try TargetFolder(directory)
             try folder.write("bad", fields, template: "x")
             try folder.write("good", ["reads": ["network"], "destination": "/etc/good"], template: "x")
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.map(\.name) == ["good"])
             #expect(loaded.problems.count == 1)
             let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
@@ -120,7 +135,7 @@ struct ApplyTargetLoaderTests {
                 ],
                 template: "x"
             )
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.problems.isEmpty, "\(loaded.problems)")
             let target = try #require(loaded.targets.first)
             let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
@@ -141,7 +156,7 @@ struct ApplyTargetLoaderTests {
         try await TemporaryDirectory.with { directory in
             let folder = try TargetFolder(directory)
             try folder.write("bad", ["reads": ["network"], "destination": "/etc/x"], template: template)
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.isEmpty)
             let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
             #expect(problem.hasPrefix("\(folder.path)/bad.json: template \(folder.path)/bad.mustache: "), "\(problem)")
@@ -170,7 +185,7 @@ struct ApplyTargetLoaderTests {
                 withDestinationPath: "real.template"
             )
             #expect(mkfifo(folder.path + "/fifo.mustache", 0o600) == 0)
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.isEmpty)
             let problems = loaded.problems.map { "\($0)" }
             for name in ["outside", "beside"] {
@@ -203,7 +218,7 @@ struct ApplyTargetLoaderTests {
             // The same file spelt otherwise is the same file.
             try folder.write("third", ["reads": ["network"], "destination": "/etc/./same"], template: "x")
             try folder.write("fourth", ["reads": ["network"], "destination": "//etc//same"], template: "x")
-            let loaded = folder.load()
+            let loaded = try folder.load()
             #expect(loaded.targets.map(\.name) == ["first"])
             let problems = loaded.problems.map { "\($0)" }.sorted()
             #expect(problems.count == 5, "\(problems)")
@@ -224,6 +239,77 @@ struct ApplyTargetLoaderTests {
         }
     }
 
+    @Test("at a reload, the target applying a file keeps it; one added that names it too (spelt otherwise) is refused")
+    func runningTargetKeepsItsFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write(
+                "zz",
+                ["reads": ["network"], "destination": "/etc/zz.conf", "mode": "0600"],
+                template: "z"
+            )
+            let running = try folder.load().targets
+            #expect(running.map(\.name) == ["zz"])
+            try folder.write("aa", ["reads": ["network"], "destination": "/etc/./zz.conf"], template: "a")
+            let reloaded = try folder.load(running: running)
+            #expect(reloaded.targets.map(\.name) == ["zz"])
+            #expect(
+                reloaded.problems.map { "\($0)" } == [
+                    "\(folder.path)/aa.json: destination /etc/zz.conf is also target zz's, which applies it already: it"
+                        + " keeps the file, left as it is; give this target another destination"
+                ]
+            )
+            // At start, with nothing running, the first in file-name order keeps it, whichever was there first.
+            let started = try folder.load()
+            #expect(started.targets.map(\.name) == ["aa"])
+            #expect(
+                started.problems.map { "\($0)" } == [
+                    "\(folder.path)/zz.json: destination /etc/zz.conf is also target aa's, which comes first in"
+                        + " file-name order and keeps it; give this target another destination"
+                ]
+            )
+            // A running target that moves elsewhere leaves its file to the one that names it now.
+            try folder.write("zz", ["reads": ["network"], "destination": "/etc/other.conf"], template: "z")
+            let moved = try folder.load(running: running)
+            #expect(moved.targets.map(\.name) == ["aa", "zz"] && moved.problems.isEmpty, "\(moved.problems)")
+            // Two running targets that swap their files are both loaded: neither still names its own.
+            let both = moved.targets
+            try folder.write("aa", ["reads": ["network"], "destination": "/etc/other.conf"], template: "a")
+            try folder.write("zz", ["reads": ["network"], "destination": "/etc/zz.conf"], template: "z")
+            let swapped = try folder.load(running: both)
+            #expect(swapped.targets.map(\.name) == ["aa", "zz"] && swapped.problems.isEmpty, "\(swapped.problems)")
+            // A running target that moves onto the file of another is refused: that one keeps it.
+            try folder.write("aa", ["reads": ["network"], "destination": "/etc/zz.conf"], template: "a")
+            let onto = try folder.load(running: swapped.targets)
+            #expect(onto.targets.map(\.name) == ["zz"])
+            #expect(
+                onto.problems.map { "\($0)" }.first?.contains(
+                    "aa.json: destination /etc/zz.conf is also target zz's, which applies it already"
+                ) == true,
+                "\(onto.problems)"
+            )
+        }
+    }
+
+    @Test("a targets directory that is missing or not a directory is an error with the system's reason")
+    func unreadableDirectory() async throws {
+        try await TemporaryDirectory.with { directory in
+            let missing = directory + "/nowhere"
+            let error = #expect(throws: ApplyError.self) { try ApplyTargetLoader(directory: missing).load() }
+            #expect(
+                error?.description
+                    == "cannot read the targets directory \(missing) (--targets-dir): No such file or directory"
+            )
+            let file = directory + "/file"
+            try Files.write("", to: file)
+            let notDirectory = #expect(throws: ApplyError.self) { try ApplyTargetLoader(directory: file).load() }
+            #expect(
+                notDirectory?.description
+                    == "cannot read the targets directory \(file) (--targets-dir): Not a directory"
+            )
+        }
+    }
+
     @Test("two destinations that are one file through a directory's symbolic link are refused as one")
     func sameFileThroughALink() async throws {
         try await TemporaryDirectory.with { directory in
@@ -233,7 +319,7 @@ struct ApplyTargetLoaderTests {
             try FileManager.default.createSymbolicLink(atPath: root + "/alias", withDestinationPath: "real")
             try folder.write("a", ["reads": ["network"], "destination": "/real/x.conf"], template: "a")
             try folder.write("b", ["reads": ["network"], "destination": "/alias/x.conf"], template: "b")
-            let loaded = folder.load(root: root)
+            let loaded = try folder.load(root: root)
             #expect(loaded.targets.map(\.name) == ["a"])
             #expect(
                 loaded.problems.map { "\($0)" }.contains { $0.contains("b.json: destination") },

@@ -93,7 +93,7 @@ struct BundledTargetsTests {
 
     @Test("every target of config/apply.d loads, with the real Debian destinations, checks and reloads")
     func allTargetsLoad() throws {
-        let result = ApplyTargetLoader(directory: Self.targetsDirectory).load()
+        let result = try ApplyTargetLoader(directory: Self.targetsDirectory).load()
         #expect(result.problems.isEmpty, "\(result.problems)")
         let destinations = Dictionary(uniqueKeysWithValues: result.targets.map { ($0.name, $0.destination) })
         #expect(
@@ -390,7 +390,7 @@ struct BundledTargetsTests {
                 let fields = try JSONValue(parsing: Array(example.utf8))
                 let template = try #require(fields["template"]?.stringValue)
                 try Files.write(try Files.read(Self.targetsDirectory + "/" + template), to: targets + "/" + template)
-                let loaded = ApplyTargetLoader(directory: targets, root: directory + "/root").load()
+                let loaded = try ApplyTargetLoader(directory: targets, root: directory + "/root").load()
                 #expect(loaded.problems.isEmpty, "\(loaded.problems)")
                 let target = try #require(loaded.targets.first)
                 #expect(target.check != nil && target.reload != nil, "the example shows every field")

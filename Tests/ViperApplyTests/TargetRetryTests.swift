@@ -27,7 +27,7 @@ struct TargetRetryTests {
             clock: .init { 1_800_000_000 },
             logger: log.logger
         )
-        await interactor.replace(targets: folder.load(root: directory + "/root"))
+        try await interactor.replace(targets: folder.load(root: directory + "/root"))
         let clock = ManualClock()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await TargetRetryService(interactor: interactor, clock: clock).run() }

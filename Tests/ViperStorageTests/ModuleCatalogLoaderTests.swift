@@ -149,13 +149,24 @@ struct ModuleCatalogLoaderTests {
             try ModuleCatalogLoader(directory: directory).load().schemas.first { $0.name == "network" }
         )
         let servers = try #require(network.entry(at: "dns.servers")?.item.type)
+        // resolved.conf(5)'s DNS=: an IPv4 or IPv6 address, with :PORT (an IPv6 address in brackets then), %IFNAME
+        // and #SERVER-NAME, in that order.
         for good in [
             "1.1.1.1", "1.1.1.1:53", "2606:4700::1111", "[2606:4700::1111]:853", "fe80::1%eth0",
-            "9.9.9.9#dns.quad9.net",
+            "9.9.9.9#dns.quad9.net", "::1", "::", "[::1]:53", "0.0.0.0", "255.255.255.255", "1.1.1.1:65535",
+            "1:2:3:4:5:6:7:8", "1::", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "::ffff:192.0.2.1",
+            "1:2:3:4:5:6:192.0.2.1", "[::ffff:192.0.2.1]:53", "FE80::A%2", "2001:db8::1:53",
+            "[fe80::1]:853%eth0#dns.example", "192.0.2.1:853%eth0#dns.example",
         ] {
             #expect(throws: Never.self, "\(good)") { try servers.value(fromJSON: [.string(good)]) }
         }
-        for bad in ["1.1.1.1 8.8.8.8", "#x", "not-an-ip", "1.1.1.1;rm", ""] {
+        // What systemd-resolved refuses ("Failed to add DNS server address 'cafe', ignoring: Invalid argument").
+        for bad in [
+            "1.1.1.1 8.8.8.8", "#x", "not-an-ip", "1.1.1.1;rm", "", "cafe", "...", ":", ":::", "1.1.1", "1.1.1.1.1",
+            "256.1.1.1", "01.1.1.1", "1.1.1.1:0", "1.1.1.1:65536", "1.1.1.1:", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9",
+            "1::2::3", "12345::", "1:2:3:4:5:6::7:8", "1:2:3:4:5:6::192.0.2.1", "::256.1.1.1", "[::1]", "[::1]:",
+            "[1.1.1.1]:53", "[::1", "::1]", "[::1]]:53", "[::1%eth0]:53", "fe80::1%", "1.1.1.1#", "::g",
+        ] {
             #expect(throws: ValueRejection.self, "\(bad)") { try servers.value(fromJSON: [.string(bad)]) }
         }
         let hosts = try #require(network.entry(at: "proxy.ignore-hosts")?.item.type)

@@ -157,6 +157,7 @@ public struct ApplyCommand: ServiceCommand {
         let scratch = stateDirectory + "/dry-run"
         try FileIO.makeDirectories(scratch)
         let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: self.root)
+        let notifier = SystemdNotifier()
         let interactor = ApplyInteractor(
             applier: FileApplier(
                 commands: CommandRunner(),
@@ -164,9 +165,12 @@ public struct ApplyCommand: ServiceCommand {
                 reloadsUnderRoot: self.runReloads
             ),
             store: ApplyStateStore(path: stateDirectory + "/state.json"),
+            notifier: notifier,
             logger: logger
         )
-        await interactor.replace(targets: loader.load())
+        // A targets directory it cannot read stops it (exit 1), as a modules directory stops viper-settingsd: an
+        // applier with no targets would look ready and apply nothing.
+        await interactor.replace(targets: try loader.load())
         let server = VarlinkServer(
             configuration: VarlinkServerConfiguration(
                 endpoint: .path(controlSocket),
@@ -182,7 +186,6 @@ public struct ApplyCommand: ServiceCommand {
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger
         )
-        let notifier = SystemdNotifier()
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -201,7 +204,6 @@ public struct ApplyCommand: ServiceCommand {
                         service: ApplyReadinessService(
                             server: server,
                             interactor: interactor,
-                            notifier: notifier,
                             patience: .seconds(30),
                             logger: logger
                         )

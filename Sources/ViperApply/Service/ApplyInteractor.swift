@@ -1,20 +1,34 @@
 public import Logging
 public import SettingsAPI
 public import ViperPOSIX
+public import ViperSystemd
 
 /// The applier's core: the targets, the values they render from, and what applying them did. It takes the Watch
 /// events the follower receives, renders every target a change touches once per batch of events, and persists its
 /// cursor after applying, so that a restart resumes where it stopped.
 public actor ApplyInteractor {
-    private var targets: [ApplyTarget] = []
-    private var problems: [ApplyError] = []
+    private(set) var targets: [ApplyTarget] = []
+    private(set) var problems: [ApplyError] = []
     var state: ApplyState
     /// Values received since the last `ready`, after a resync (the current values that replace the old ones).
     private var incoming: [String: JSONValue]?
     private var incomingRevisions: [String: Int64] = [:]
     /// True once the daemon's values are known (the first `ready`).
-    private var ready = false
-    private var connected = false
+    private(set) var ready = false
+    /// Whether the Watch stream is open now.
+    private(set) var connected = false
+    /// Whether the follower tried to connect yet, and whether it ever did.
+    private(set) var attempted = false
+    private(set) var connectedOnce = false
+    /// True from the `ready` of the stream open now (the values are the daemon's current ones, as it sends them)
+    /// until the stream ends.
+    private(set) var upToDate = false
+    /// Where systemd's `STATUS=` goes (`nil`: nowhere, in tests), and the last status told, so that a status is told
+    /// once, when it changes.
+    let notifier: SystemdNotifier?
+    var toldStatus: String?
+    /// Set once `STOPPING=1` was told: no status after it.
+    var stopping = false
     private var dirty: Set<String> = []
     /// True while ``applyDirty()`` runs: a call that arrives meanwhile (a SIGHUP, reentering at an `await`) leaves
     /// its targets in `dirty` for the running one, so that no two applies of one file overlap.
@@ -30,8 +44,17 @@ public actor ApplyInteractor {
     let clock: WallClock
     let logger: Logger
 
-    public init(applier: FileApplier, store: ApplyStateStore, clock: WallClock = .system, logger: Logger) {
+    /// - Parameter notifier: Where the summary goes as systemd's `STATUS=` whenever it changes (connected, lost the
+    ///   daemon, waiting for its values, targets failing…); `nil` sends nothing.
+    public init(
+        applier: FileApplier,
+        store: ApplyStateStore,
+        clock: WallClock = .system,
+        notifier: SystemdNotifier? = nil,
+        logger: Logger
+    ) {
         self.applier = applier
+        self.notifier = notifier
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -66,15 +89,38 @@ public actor ApplyInteractor {
             self.logWarnings()
             await self.applyDirty()
         }
+        self.tellStatus()
+    }
+
+    /// Reads the targets again (SIGHUP) and replaces them: a target loaded until now that still names its
+    /// destination keeps it, and a target that names it too is refused (``ApplyTargetLoader/load(running:)``). A
+    /// targets directory that cannot be read is logged, and the targets loaded until now are kept.
+    public func reload(from loader: ApplyTargetLoader) async {
+        let loaded: ApplyTargetLoader.Result
+        do {
+            loaded = try loader.load(running: self.targets)
+        } catch {
+            self.logger.error(
+                "targets not re-read, keeping the \(self.targets.count) loaded until now: \(error)",
+                metadata: ["targets": "\(self.targets.map(\.name).joined(separator: ","))"]
+            )
+            return
+        }
+        await self.replace(targets: loaded)
     }
 
     /// The follower connected (true) or lost the connection (false).
     public func connection(_ up: Bool) {
         self.connected = up
+        self.attempted = true
+        if up { self.connectedOnce = true }
+        // Up to date again at the `ready` of the new stream.
+        self.upToDate = false
         if !up {
             self.incoming = nil
             self.incomingRevisions = [:]
         }
+        self.tellStatus()
     }
 
     /// A cursor the daemon refused (its history is gone, or it is not the daemon's): start over without it.
@@ -104,6 +150,7 @@ public actor ApplyInteractor {
                     self.incomingRevisions = [:]
                     self.markDirty(keys: changed)
                 }
+                self.upToDate = true
                 if !self.ready {
                     self.ready = true
                     self.dirty = Set(self.targets.map(\.name))  // every target once at start
@@ -121,6 +168,7 @@ public actor ApplyInteractor {
         // A record's changes (a load, a reset, a schema change) are one change: while the cursor is inside one
         // (`module:N.i`, more of revision N to come), its first keys are not applied without the others.
         await self.applyDirtyWhenSettled()
+        self.tellStatus()
     }
 
     /// Whether `cursor` stops inside a record: a position with a sub-position (`network:5.0`).
@@ -151,9 +199,18 @@ public actor ApplyInteractor {
         )
     }
 
-    /// What applying every target now would do, checks included; nothing is written.
+    /// What applying every target now would do, checks included; nothing is written. Refused (``ApplyError/notReady(_:)``)
+    /// unless the values are the daemon's current ones: not before they arrived, and not while the daemon is away,
+    /// whatever values were received before (they may be stale).
     public func dryRun() async throws(ApplyError) -> ApplyDryRunViewModel {
-        guard self.ready else { throw .daemon("the current values have not been received from the daemon yet") }
+        guard self.upToDate else {
+            throw .notReady(
+                self.connected
+                    ? "it has not received the settings daemon's current values yet; nothing was rendered"
+                    : "it is not connected to the settings daemon (it keeps trying to reconnect), so the values it"
+                        + " holds may be stale; nothing was rendered"
+            )
+        }
         var outcomes: [TargetOutcomeViewModel] = []
         for target in self.targets {
             let revisions = self.revisions(of: target)
@@ -168,25 +225,8 @@ public actor ApplyInteractor {
         )
     }
 
-    /// One line for systemd's status: targets, failures, connection.
-    public func summary() -> String {
-        guard self.ready else {
-            return "\(self.targets.count) targets; waiting for the settings daemon's values"
-        }
-        let failing = self.targets.filter { self.lastApplyFailed($0.name) }
-        // Ready is told after a while even when a check or reload runs long: say so rather than "applied".
-        var text =
-            self.isSettled
-            ? "\(self.targets.count) targets applied"
-            : "\(self.targets.count) targets; still applying (a check or reload runs)"
-        if !failing.isEmpty { text += ", \(failing.count) failing (\(failing.map(\.name).joined(separator: ", ")))" }
-        if !self.retries.isEmpty { text += ", \(self.retries.count) to retry" }
-        if !self.problems.isEmpty { text += ", \(self.problems.count) target files refused" }
-        return text + (self.connected ? "; following the settings daemon" : "; reconnecting to the settings daemon")
-    }
-
     /// Whether the last apply of the target named `name` failed (its check, its reload, or the write).
-    private func lastApplyFailed(_ name: String) -> Bool {
+    func lastApplyFailed(_ name: String) -> Bool {
         self.state.outcomes[name].map { !["written", "unchanged"].contains($0.result) } ?? false
     }
 
@@ -259,7 +299,6 @@ public actor ApplyInteractor {
     private func applyDirty() async {
         guard !self.applying else { return }
         self.applying = true
-        defer { self.applying = false }
         while !self.dirty.isEmpty {
             let names = self.dirty
             self.dirty = []
@@ -297,5 +336,7 @@ public actor ApplyInteractor {
                 self.logger.error("\(error)")
             }
         }
+        self.applying = false
+        self.tellStatus()
     }
 }

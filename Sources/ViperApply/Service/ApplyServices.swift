@@ -14,19 +14,18 @@ struct TargetReloadService: Service {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
             self.notifier.reloading(status: "re-reading the targets")
-            await self.interactor.replace(targets: self.loader.load())
-            self.notifier.ready(status: await self.interactor.summary())
+            await self.interactor.reload(from: self.loader)
+            await self.interactor.tellReady()
         }
     }
 }
 
 /// Tells systemd `READY=1` once the control socket listens and every target was rendered from the daemon's current
 /// values (or, when the daemon does not answer within `patience`, with a status that says so), and `STOPPING=1`
-/// when a graceful shutdown starts.
+/// when a graceful shutdown starts. The Interactor tells each change of its status meanwhile and after.
 struct ApplyReadinessService: Service {
     let server: VarlinkServer
     let interactor: ApplyInteractor
-    let notifier: SystemdNotifier
     let patience: Duration
     let logger: Logger
 
@@ -34,13 +33,16 @@ struct ApplyReadinessService: Service {
         try await self.server.waitUntilListening()
         let clock = ContinuousClock()
         let deadline = clock.now + self.patience
-        while await !self.interactor.isSettled, clock.now < deadline {
+        // A stop asked for meanwhile (SIGTERM) ends the wait at once: it is not held up for the patience, and
+        // READY=1 is not told of a service that is stopping.
+        while await !self.interactor.isSettled, clock.now < deadline, !Task.isShuttingDownGracefully {
             try await Task.sleep(for: .milliseconds(20))  // polling interval; ends when every target was applied
         }
-        let status = await self.interactor.summary()
-        self.notifier.ready(status: status)
-        self.logger.info("ready: \(status)")
-        try? await gracefulShutdown()
-        self.notifier.stopping(status: "stopping")
+        if !Task.isShuttingDownGracefully {
+            let status = await self.interactor.tellReady()
+            self.logger.info("ready: \(status)")
+            try? await gracefulShutdown()
+        }
+        await self.interactor.tellStopping()
     }
 }

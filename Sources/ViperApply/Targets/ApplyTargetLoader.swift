@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Mustache
 import SettingsAPI
+import ViperPOSIX
 
 /// Reads the targets directory: every `NAME.json` there is a target, with its template beside it. A bad target is
 /// reported with its file and reason and skipped; the others load.
@@ -26,35 +27,75 @@ public struct ApplyTargetLoader: Sendable {
         "description", "reads", "template", "destination", "owner", "group", "mode", "check", "reload",
     ]
 
-    /// Loads every target. A directory that cannot be read is one problem and no targets.
-    public func load() -> Result {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: self.directory)
-        } catch {
-            return Result(
-                targets: [],
-                problems: [.badTarget(file: self.directory, reason: "cannot read the directory")]
-            )
+    /// Loads every target, in the byte order of their file names (as `LC_ALL=C ls` lists them).
+    ///
+    /// A file has one target: of the targets whose destinations are one file (also spelt otherwise, or through a
+    /// directory's symbolic link), one keeps it and the others are refused, naming it. At a reload, `running` are
+    /// the targets loaded until then: one of them that still names the file keeps it, so that a target added
+    /// meanwhile never takes over a file another applies already; otherwise (at start, or a file new to all of them)
+    /// the first in file-name order keeps it.
+    /// - Throws: ``ApplyError/targetsDirectory(path:reason:)`` when the directory cannot be read (missing, not a
+    ///   directory), with the system's reason.
+    public func load(running: [ApplyTarget] = []) throws(ApplyError) -> Result {
+        let names = try Self.entries(of: self.directory)
+        var loaded: [(path: String, target: Swift.Result<ApplyTarget, ApplyError>)] = []
+        for file in names.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        where file.hasSuffix(".json") && !file.hasPrefix(".") {
+            let path = self.directory + "/" + file
+            let name = String(file.dropLast(5))
+            loaded.append((path, Swift.Result { () throws(ApplyError) in try self.load(path: path, name: name) }))
         }
+        // The same file by another spelling too: a directory reached through a symbolic link.
+        let applying = Dictionary(
+            running.map { (Self.canonical($0.destination), $0.name) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        let files = loaded.compactMap { try? $0.target.get() }.map { ($0.name, Self.canonical($0.destination)) }
+        var keepers: [String: String] = [:]
+        for (name, file) in files where applying[file] == name { keepers[file] = name }
+        for (name, file) in files where keepers[file] == nil { keepers[file] = name }
         var result = Result(targets: [], problems: [])
-        var destinations: [String: String] = [:]
-        for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            let path = self.directory + "/" + name
+        for (path, outcome) in loaded {
             do throws(ApplyError) {
-                let target = try self.load(path: path, name: String(name.dropLast(5)))
-                // The same file by another spelling too: a directory reached through a symbolic link.
+                let target = try outcome.get()
                 let file = Self.canonical(target.destination)
-                if let other = destinations[file] {
-                    throw .badTarget(file: path, reason: "destination \(target.destination) is also target \(other)'s")
+                if let keeper = keepers[file], keeper != target.name {
+                    throw .badTarget(
+                        file: path,
+                        reason: "destination \(target.destination) is also target \(keeper)'s"
+                            + (applying[file] == keeper
+                                ? ", which applies it already: it keeps the file, left as it is; give this target"
+                                    + " another destination"
+                                : ", which comes first in file-name order and keeps it; give this target another"
+                                    + " destination")
+                    )
                 }
-                destinations[file] = target.name
                 result.targets.append(target)
             } catch {
                 result.problems.append(error)
             }
         }
         return result
+    }
+
+    /// The names in `directory` but `.` and `..`.
+    static func entries(of directory: String) throws(ApplyError) -> [String] {
+        guard let stream = opendir(directory) else {
+            throw .targetsDirectory(path: directory, reason: SystemErrorText.describe(errno))
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw .targetsDirectory(path: directory, reason: SystemErrorText.describe(errno)) }
+                return names
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
     }
 
     /// Loads one target file.
@@ -234,9 +275,16 @@ public struct ApplyTargetLoader: Sendable {
         // 4294967295 is -1 to chown(2): "leave it as it is", not an id.
         if let number = value.intValue, let id = UInt32(exactly: number), id != .max { return id }
         if let name = value.stringValue {
+            let kind = field == "owner" ? "user" : "group"
+            guard !name.isEmpty else {
+                throw .badTarget(
+                    file: path,
+                    reason: "'\(field)' is empty: give a \(kind) name or number, or leave the field out for root"
+                )
+            }
             if let id = UInt32(name), id != .max { return id }
             if let id = lookup(name) { return id }
-            throw .badTarget(file: path, reason: "'\(field)' names \(name), which this host does not have")
+            throw .badTarget(file: path, reason: "'\(field)' names '\(name)', which this host does not have")
         }
         throw .badTarget(file: path, reason: "'\(field)' must be a name or a number")
     }
