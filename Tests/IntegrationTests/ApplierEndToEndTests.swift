@@ -55,10 +55,11 @@ struct ApplierEndToEndTests {
             control: String? = nil,
             runReloads: Bool = true,
             umask: String? = nil,
-            environment: [String: String] = [:]
+            environment: [String: String] = [:],
+            launcher: [String] = []
         ) throws -> BackgroundCommand {
             let command =
-                [
+                launcher + [
                     self.daemon.binDirectory.appendingPathComponent("viper-settings-apply").path,
                     "--targets-dir", self.targets, "--socket", self.daemon.socketPath, "--state-dir", self.state,
                     "--control-socket", control ?? self.control, "--root", self.root,
@@ -74,6 +75,28 @@ struct ApplierEndToEndTests {
         func wait(_ applier: BackgroundCommand, until path: String, contains text: String) -> Bool {
             applier.wait { _ in ((try? Files.read(path)) ?? "").contains(text) }
         }
+    }
+
+    @Test(
+        "a target owned by another user is written with CAP_CHOWN alone, as the unit's drop-in grants (no CAP_FOWNER)"
+    )
+    func ownerWithoutFowner() throws {
+        guard getuid() == 0 else { return }  // only root may give a file away
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        try Files.write(
+            #"{"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/owned.conf", "#
+                + #""owner": "65534", "group": "65534", "mode": "0640"}"#,
+            to: fixture.targets + "/owned.json"
+        )
+        let applier = try fixture.start(launcher: ["/usr/bin/setpriv", "--bounding-set=-fowner", "--"])
+        let owned = fixture.root + "/etc/owned.conf"
+        #expect(fixture.wait(applier, until: owned, contains: "port=3128"), "\(applier.stderr)")
+        var info = stat()
+        #expect(stat(owned, &info) == 0)
+        #expect(info.st_uid == 65534 && info.st_gid == 65534 && info.st_mode & 0o7777 == 0o640)
+        #expect(!applier.stderr.contains("cannot chmod"), "\(applier.stderr)")
     }
 
     @Test("every target is rendered at start; a set reaches its file; Status reports what was written")

@@ -108,13 +108,15 @@ struct TemporaryFile {
         self.directory.discard(self.name)
     }
 
-    /// Sets the owner (when given and running as root) and the permission bits, on the descriptor.
+    /// Sets the permission bits, then the owner (when given and running as root), on the descriptor: in that order,
+    /// so that only `CAP_CHOWN` is needed for another owner (a `chmod` of a file root no longer owns needs
+    /// `CAP_FOWNER`, which the bundled unit does not grant). A mode has no set-user-ID bits for `chown` to clear.
     private func setAttributes(owner: UInt32?, group: UInt32?, mode: UInt32) throws(ApplyError) {
         func failure(_ operation: String) -> ApplyError {
             .file(path: self.path, operation: operation, reason: SystemErrorText.describe(errno))
         }
-        if geteuid() == 0, let owner, let group, fchown(self.descriptor, owner, group) != 0 { throw failure("chown") }
         if fchmod(self.descriptor, mode_t(mode)) != 0 { throw failure("chmod") }
+        if geteuid() == 0, let owner, let group, fchown(self.descriptor, owner, group) != 0 { throw failure("chown") }
     }
 
     /// The error of `operation` (from `errno`), once the file is discarded.
