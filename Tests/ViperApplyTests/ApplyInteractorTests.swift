@@ -303,6 +303,19 @@ struct ApplyInteractorTests {
                 Self.ready("network:9"),
             ])
             #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n")
+            // A resync after which what the target reads is unchanged: its revision.network stays, nothing is written.
+            await interactor.received([
+                WatchEventViewModel(event: .resync, cursor: "network:12"),
+                Self.current("network.dns.servers", ["8.8.8.8"], cursor: "network:12"),
+                Self.current("network.proxy.host", "b", cursor: "network:12"),
+                Self.ready("network:12"),
+            ])
+            #expect(try Files.read(fixture.proxy) == "host=b\n")
+            #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n")
+            // Restarted, the applier renders every target from what it kept: the same bytes, nothing rewritten.
+            let restarted = try await fixture.interactor()
+            await restarted.received([Self.ready("network:12")])
+            #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n", "revision.network moved for nothing")
         }
     }
 

@@ -144,8 +144,14 @@ public actor ApplyInteractor {
                 if let incoming = self.incoming {
                     let changed = Set(incoming.keys).symmetricDifference(self.state.values.keys)
                         .union(incoming.keys.filter { incoming[$0] != self.state.values[$0] })
+                    // A key whose value is the one held keeps the revision of its last change: a resync tells only
+                    // the module's revision, and `revision.MODULE` must not move for what did not change.
+                    var revisions = self.incomingRevisions
+                    for (key, value) in incoming where self.state.values[key] == value {
+                        if let kept = self.state.revisions[key] { revisions[key] = kept }
+                    }
                     self.state.values = incoming
-                    self.state.revisions = self.incomingRevisions
+                    self.state.revisions = revisions
                     self.incoming = nil
                     self.incomingRevisions = [:]
                     self.markDirty(keys: changed)
