@@ -71,6 +71,15 @@ struct ApplierEndToEndTests {
             )
         }
 
+        /// Creates the folder of the control socket, which is the daemon's too: for an applier started before the
+        /// daemon, which is not there to create it yet.
+        func makeControlDirectory() throws {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: self.control).deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+        }
+
         /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
         func wait(_ applier: BackgroundCommand, until path: String, contains text: String) -> Bool {
             applier.wait { _ in ((try? Files.read(path)) ?? "").contains(text) }
@@ -337,11 +346,7 @@ struct ApplierEndToEndTests {
     func statusFollowsDaemon() throws {
         let daemon = try DaemonHarness()
         let fixture = try Applier(daemon)
-        // The daemon's folder holds the control socket too: the daemon is not there to create it yet.
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: fixture.control).deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
+        try fixture.makeControlDirectory()
         let notify = try NotifySocket(directory: daemon.root)
         let applier = try fixture.start(environment: ["NOTIFY_SOCKET": notify.path])
         func told(_ status: String) -> Bool {
@@ -366,10 +371,7 @@ struct ApplierEndToEndTests {
     func stopWhileWaiting() throws {
         let daemon = try DaemonHarness()
         let fixture = try Applier(daemon)
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: fixture.control).deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
+        try fixture.makeControlDirectory()
         let notify = try NotifySocket(directory: daemon.root)
         let applier = try fixture.start(environment: ["NOTIFY_SOCKET": notify.path])
         #expect(applier.wait { $0.stderr.contains("cannot reach the settings daemon yet") }, "\(applier.stderr)")

@@ -18,23 +18,12 @@ public final class SyncStatusRecorder: Sendable {
         self.state.withLock { if $0.revision == nil { $0.revision = revision } }
     }
 
-    /// Records a successful fetch of `revision` at `time`.
-    public func succeeded(revision: String?, at time: Double) {
+    /// Records a successful fetch of `revision` at `time`. With `problem`, the source fails all the same (an etcd
+    /// watch that keeps ending after each re-list): the last success and the revision move on, the state stays
+    /// failing with `problem` as the last error.
+    public func succeeded(revision: String?, at time: Double, stillFailing problem: String? = nil) {
         self.state.withLock {
-            $0.state = .ok
-            $0.lastSuccess = time
-            $0.lastAttempt = time
-            $0.lastError = nil
-            if let revision { $0.revision = revision }
-        }
-    }
-
-    /// Records a successful read of `revision` at `time` by a source that fails all the same, for `problem` (an
-    /// etcd watch that keeps ending after each re-list): the last success and the revision move on, the state
-    /// stays failing with `problem` as the last error.
-    public func succeeded(revision: String?, at time: Double, stillFailing problem: String) {
-        self.state.withLock {
-            $0.state = .failing
+            $0.state = problem == nil ? .ok : .failing
             $0.lastSuccess = time
             $0.lastAttempt = time
             $0.lastError = problem

@@ -154,15 +154,11 @@ public final class EtcdRemoteSource: RemoteSource {
                 await apply(keySpace.snapshot)
                 // No next attempt first: whoever sees "ok" sees no stale retry time with it.
                 status.scheduled(nextAttempt: nil)
-                if let watchFailure {
-                    status.succeeded(
-                        revision: String(result.revision),
-                        at: self.wallClock.now(),
-                        stillFailing: watchFailure
-                    )
-                } else {
-                    status.succeeded(revision: String(result.revision), at: self.wallClock.now())
-                }
+                status.succeeded(
+                    revision: String(result.revision),
+                    at: self.wallClock.now(),
+                    stillFailing: watchFailure
+                )
                 if failures > 0 {
                     self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
                 }
