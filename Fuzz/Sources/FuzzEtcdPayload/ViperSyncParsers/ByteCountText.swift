@@ -1,0 +1,1 @@
+../../../../Sources/ViperSync/ByteCountText.swift
