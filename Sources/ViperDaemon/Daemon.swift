@@ -125,7 +125,7 @@ public struct Daemon: Sendable {
                 of: catalog.current,
                 sync: recorder.snapshot,
                 storageProblems: liveProblems.withLock { $0 },
-                rejectedSchemaFiles: catalog.rejectedFiles.count,
+                rejectedSchemaFiles: catalog.rejectedFiles,
                 configurationRefused: configurationRefused.withLock { $0 }
             )
         }
@@ -288,7 +288,7 @@ public struct Daemon: Sendable {
         of schemas: [ModuleSchema],
         sync: SyncStatus,
         storageProblems: [StorageError] = [],
-        rejectedSchemaFiles: Int = 0,
+        rejectedSchemaFiles: [String] = [],
         configurationRefused: Bool = false
     ) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
@@ -299,9 +299,9 @@ public struct Daemon: Sendable {
                 "; CONFIGURATION NOT RELOADED: the last reload found an error, the previous one is in force (see "
                 + "the log)"
         }
-        if rejectedSchemaFiles > 0 {
-            let files = rejectedSchemaFiles == 1 ? "1 schema file" : "\(rejectedSchemaFiles) schema files"
-            text += "; \(files) rejected, served as before (see the log)"
+        if let first = rejectedSchemaFiles.first {
+            let more = rejectedSchemaFiles.count > 1 ? " and \(rejectedSchemaFiles.count - 1) more" : ""
+            text += "; SCHEMA REJECTED: \(first)\(more), served as before (see the log)"
         }
         if let first = storageProblems.first {
             let more = storageProblems.count > 1 ? " (and \(storageProblems.count - 1) more, see the log)" : ""

@@ -86,9 +86,7 @@ struct ApplierEndToEndTests {
         }
     }
 
-    @Test(
-        "a target owned by another user is written with CAP_CHOWN alone, as the unit's drop-in grants (no CAP_FOWNER)"
-    )
+    @Test("a target owned by another user is written and updated with the unit's drop-in's capabilities alone")
     func ownerWithoutFowner() throws {
         guard getuid() == 0 else { return }  // only root may give a file away
         let daemon = try DaemonHarness()
@@ -99,13 +97,19 @@ struct ApplierEndToEndTests {
                 + #""owner": "65534", "group": "65534", "mode": "0640"}"#,
             to: fixture.targets + "/owned.json"
         )
-        let applier = try fixture.start(launcher: ["/usr/bin/setpriv", "--bounding-set=-fowner", "--"])
+        // As systemd/viper-settings-apply.service says: CapabilityBoundingSet=CAP_CHOWN CAP_DAC_READ_SEARCH.
+        let applier = try fixture.start(launcher: [
+            "/usr/bin/setpriv", "--bounding-set=-all,+chown,+dac_read_search", "--inh-caps=-all", "--",
+        ])
         let owned = fixture.root + "/etc/owned.conf"
         #expect(fixture.wait(applier, until: owned, contains: "port=3128"), "\(applier.stderr)")
         var info = stat()
         #expect(stat(owned, &info) == 0)
         #expect(info.st_uid == 65534 && info.st_gid == 65534 && info.st_mode & 0o7777 == 0o640)
-        #expect(!applier.stderr.contains("cannot chmod"), "\(applier.stderr)")
+        // The next change reads the file back (0640, not root's) and replaces it.
+        #expect(daemon.ctl(["set", "network.proxy.port", "4000"]).status == 0)
+        #expect(fixture.wait(applier, until: owned, contains: "port=4000"), "\(applier.stderr)")
+        #expect(!applier.stderr.contains("Permission denied"), "\(applier.stderr)")
     }
 
     @Test("every target is rendered at start; a set reaches its file; Status reports what was written")

@@ -125,6 +125,9 @@ struct DaemonSystemdTests {
         try "{ broken".write(to: modules.appendingPathComponent("power.json"), atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
         let reloaded = try #require(notify.wait(for: "READY=1"))
-        #expect(reloaded.joined().contains("1 schema file rejected, served as before"), "\(reloaded)")
+        #expect(
+            reloaded.joined().contains("SCHEMA REJECTED: \(modules.path)/power.json, served as before"),
+            "\(reloaded)"
+        )
     }
 }

@@ -109,8 +109,9 @@ struct TemporaryFile {
     }
 
     /// Sets the permission bits, then the owner (when given and running as root), on the descriptor: in that order,
-    /// so that only `CAP_CHOWN` is needed for another owner (a `chmod` of a file root no longer owns needs
-    /// `CAP_FOWNER`, which the bundled unit does not grant). A mode has no set-user-ID bits for `chown` to clear.
+    /// so that `CAP_CHOWN` is the capability needed to give it away (a `chmod` of a file root no longer owns needs
+    /// `CAP_FOWNER`, which the bundled unit's documented drop-in does not grant). A mode has no set-user-ID bits for
+    /// `chown` to clear.
     private func setAttributes(owner: UInt32?, group: UInt32?, mode: UInt32) throws(ApplyError) {
         func failure(_ operation: String) -> ApplyError {
             .file(path: self.path, operation: operation, reason: SystemErrorText.describe(errno))
