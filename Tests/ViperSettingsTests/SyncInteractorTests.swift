@@ -14,13 +14,14 @@ struct SyncInteractorTests {
 
     func interactor(
         source: (any RemoteSource)?,
+        schemas: @escaping @Sendable () -> [ModuleSchema] = { [Fixtures.network] },
         minimumInterval: Duration = .seconds(3600),
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> SyncInteractor {
         SyncInteractor(
             source: source,
             recorder: self.recorder,
-            schemas: { [Fixtures.network] },
+            schemas: schemas,
             repository: self.repository,
             accounts: FakeAccounts(),
             minimumInterval: minimumInterval,
@@ -94,14 +95,7 @@ struct SyncInteractorTests {
     )
     func reloadNarrowsAKey() async throws {
         let schemas = Mutex([Fixtures.network])
-        let interactor = SyncInteractor(
-            source: nil,
-            recorder: self.recorder,
-            schemas: { schemas.withLock { $0 } },
-            repository: self.repository,
-            accounts: FakeAccounts(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+        let interactor = self.interactor(source: nil, schemas: { schemas.withLock { $0 } })
         await interactor.apply(self.snapshot(recommended: ["proxy.mode": "auto"], mandatory: ["proxy.port": 8080]))
         #expect(self.recorder.snapshot.mandatoryInForce == 1)
         #expect(self.recorder.snapshot.rejected.isEmpty)
@@ -118,14 +112,7 @@ struct SyncInteractorTests {
             "the document still sends 8080: told once, as the source sent it"
         )
         // A restart: no snapshot yet, only the cache on disk.
-        let restarted = SyncInteractor(
-            source: nil,
-            recorder: self.recorder,
-            schemas: { schemas.withLock { $0 } },
-            repository: self.repository,
-            accounts: FakeAccounts(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+        let restarted = self.interactor(source: nil, schemas: { schemas.withLock { $0 } })
         self.recorder.rejected([])
         await restarted.restoreRevision()
         #expect(
@@ -150,14 +137,7 @@ struct SyncInteractorTests {
             json: try JSONValue(parsing: Fixtures.networkJSON.serialized().replacing("65535", with: "5000"))
         )
         let schemas = Mutex([narrowed])
-        let interactor = SyncInteractor(
-            source: nil,
-            recorder: self.recorder,
-            schemas: { schemas.withLock { $0 } },
-            repository: self.repository,
-            accounts: FakeAccounts(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
+        let interactor = self.interactor(source: nil, schemas: { schemas.withLock { $0 } })
         await interactor.reapply()  // before any document: nothing to apply, nothing breaks
         await interactor.apply(self.snapshot(mandatory: ["proxy.port": 4000]))
         await interactor.apply(self.snapshot(mandatory: ["proxy.port": 8080]))

@@ -15,9 +15,7 @@ public struct ApplyVarlinkInterface: VarlinkInterface {
     }
 
     public func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
-        guard call.parameters.isEmpty else {
-            throw VarlinkError.invalidParameter(call.parameters.keys.sorted().first ?? "")
-        }
+        try call.refuseParameters(except: [])
         switch ApplyMethod(rawValue: call.methodName) {
         case .status:
             try await replies.reply(JSONValueEncoder().encode(await self.interactor.status()))

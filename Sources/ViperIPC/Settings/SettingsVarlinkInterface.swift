@@ -89,7 +89,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     @inline(never)
     private func watch(_ call: VarlinkCall, replies: any VarlinkReplySink) async throws {
         guard call.more else { throw VarlinkError.expectedMore() }
-        try Self.refuseUnknownParameters(of: call, taken: SettingsMethod.watch.parameterNames)
+        try call.refuseParameters(except: SettingsMethod.watch.parameterNames)
         var targets: [String] = []
         if let keys = call.parameters["keys"], keys != .null {
             guard let list = keys.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
@@ -115,7 +115,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     static func request(for call: VarlinkCall) throws(VarlinkError) -> SettingsRequest {
         guard let known = SettingsMethod(rawValue: call.methodName) else { throw .methodNotFound(call.method) }
         let parameters = call.parameters
-        try Self.refuseUnknownParameters(of: call, taken: known.parameterNames)
+        try call.refuseParameters(except: known.parameterNames)
         func string(_ name: String) throws(VarlinkError) -> String {
             guard let value = parameters[name]?.stringValue else { throw .invalidParameter(name) }
             return value
@@ -155,12 +155,6 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
             case (_?, _?): throw .invalidParameter("text")
             }
         }
-    }
-
-    /// `InvalidParameter` naming the first parameter of `call`, in sorted order, that the method does not take.
-    static func refuseUnknownParameters(of call: VarlinkCall, taken: Set<String>) throws(VarlinkError) {
-        guard call.parameters.keys.contains(where: { !taken.contains($0) }) else { return }
-        throw .invalidParameter(call.parameters.keys.filter { !taken.contains($0) }.sorted()[0])
     }
 
     /// The parameter `name`, read by `read`; `nil` when absent or null, `InvalidParameter` when `read` fails.

@@ -19,6 +19,13 @@ public struct VarlinkCall: Sendable, Hashable {
         self.oneway = oneway
     }
 
+    /// Refuses a parameter the method does not declare: `InvalidParameter` naming the first one not in `taken`, in
+    /// sorted order (a misspelt `dryRun` must not make a call do something else), as systemd's servers answer.
+    public func refuseParameters(except taken: Set<String>) throws(VarlinkError) {
+        guard let unknown = self.parameters.keys.filter({ !taken.contains($0) }).min() else { return }
+        throw .invalidParameter(unknown)
+    }
+
     /// The interface part of ``method``: everything before the last dot (empty if there is no dot).
     public var interfaceName: String {
         // Searched in the UTF-8 bytes: a character-wise search walks grapheme clusters, on every call.

@@ -72,15 +72,13 @@ struct VarlinkServiceInterface: VarlinkInterface {
     func handle(_ call: VarlinkCall, peer: Caller, replies: any VarlinkReplySink) async throws {
         switch call.methodName {
         case "GetInfo":
-            if let unknown = call.parameters.keys.sorted().first { throw VarlinkError.invalidParameter(unknown) }
+            try call.refuseParameters(except: [])
             try await replies.reply(self.info)
         case "GetInterfaceDescription":
             guard case .string(let interface) = call.parameters["interface"] else {
                 throw VarlinkError.invalidParameter("interface")
             }
-            if let unknown = call.parameters.keys.sorted().first(where: { $0 != "interface" }) {
-                throw VarlinkError.invalidParameter(unknown)
-            }
+            try call.refuseParameters(except: ["interface"])
             guard let description = self.descriptions[interface] else {
                 throw VarlinkError.interfaceNotFound(interface)
             }
