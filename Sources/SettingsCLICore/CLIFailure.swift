@@ -87,7 +87,8 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
             )
         case "org.varlink.service.InterfaceNotFound":
             self.init(.failure, "\(peer.name) does not serve the interface \(text("interface"))")
-        case "\(SettingsMethod.interface).TooManyConnections", "org.varlink.service.TooManyConnections":
+        case "\(SettingsMethod.interface).TooManyConnections", ApplyMethod.tooManyConnections,
+            "org.varlink.service.TooManyConnections":
             self.init(.unreachable, Self.tooManyConnections(parameters, peer: peer))
         case "org.varlink.service.InvalidParameter":
             self.init(.failure, "\(peer.name) rejected the parameter '\(text("parameter"))' of the call")

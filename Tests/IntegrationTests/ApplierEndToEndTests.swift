@@ -154,6 +154,32 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("over its 16 connections per uid, the applier refuses with the TooManyConnections its interface declares")
+    func connectionLimitErrorIsDeclared() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=3128"), "\(applier.stderr)")
+        // Each connection is served (its call answered) before the next opens: all 16 count at once.
+        var open: [RawVarlinkConnection] = []
+        for _ in 0..<16 {
+            let connection = try RawVarlinkConnection(path: fixture.control)
+            #expect(try connection.call("io.viper.settings.Apply.Status")?["error"] == nil)
+            open.append(connection)
+        }
+        let refused = try RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.Status")
+        let error = refused?["error"] as? String
+        #expect(error == ApplyMethod.tooManyConnections, "\(String(describing: refused))")
+        let data = try JSONSerialization.data(withJSONObject: refused?["parameters"] ?? [:])
+        let idl = try VarlinkIDL(parsing: ApplyMethod.interfaceDescription)
+        #expect(idl.problems(inError: error ?? "", parameters: try JSONValue(parsing: Array(data))).isEmpty)
+        #expect((refused?["parameters"] as? [String: Any])?["maximum"] as? Int == 16)
+        open.removeAll()
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("with --root and without --run-reloads, no reload command runs, and Status says why")
     func rootSkipsReloads() throws {
         let daemon = try DaemonHarness()

@@ -48,6 +48,15 @@ struct JSONValueTests {
         #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
     }
 
+    @Test(
+        "writes integers as Swift spells them, the extremes included",
+        arguments: [0, 7, -7, 10, -10, 65535, 1_000_000_007, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+    )
+    func writesIntegers(value: Int64) throws {
+        #expect(JSONValue.int(value).serialized() == String(value))
+        #expect(try JSONValue(parsing: JSONValue.int(value).serialized()) == .int(value))
+    }
+
     @Test("integers too large for 64 bits become doubles")
     func bigIntegers() throws {
         #expect(try JSONValue(parsing: "9223372036854775808") == .double(9_223_372_036_854_775_808))

@@ -28,6 +28,7 @@ final class TestInterface: VarlinkInterface {
         method Counter() -> (count: int)
 
         error Failed (reason: string)
+        error TooManyConnections (limit: string, maximum: int)
 
         """
     let methods: Set<String> = [

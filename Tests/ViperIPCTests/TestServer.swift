@@ -28,7 +28,8 @@ struct TestServer: Sendable {
             vendor: "Viper",
             product: "viper-settings-tests",
             version: "1.2.3",
-            url: "https://example.org/viper"
+            url: "https://example.org/viper",
+            limitErrorName: "org.example.test.TooManyConnections"
         )
     }
 

@@ -192,7 +192,7 @@ struct VarlinkImmediateReplyTests {
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { second in
                     try await second.send(#"{"method": "org.example.test.Now"}"#)
                     let reply = try await second.readReply()
-                    #expect(reply["error"] == "org.varlink.service.TooManyConnections", "\(reply)")
+                    #expect(reply["error"] == "org.example.test.TooManyConnections", "\(reply)")
                     try await second.expectClosed()
                 }
             }

@@ -15,7 +15,7 @@ struct VarlinkLimitTests {
                         try await third.send(#"{"method": "org.example.test.Echo"}"#)
                         #expect(
                             try await third.readReply() == [
-                                "error": "org.varlink.service.TooManyConnections",
+                                "error": "org.example.test.TooManyConnections",
                                 "parameters": ["limit": "max-connections-per-uid", "maximum": 2],
                             ]
                         )
@@ -45,7 +45,7 @@ struct VarlinkLimitTests {
                     )
                     #expect(
                         try await third.readReply() == [
-                            "error": "org.varlink.service.TooManyConnections",
+                            "error": "org.example.test.TooManyConnections",
                             "parameters": ["limit": "max-connections", "maximum": 1],
                         ]
                     )
@@ -64,7 +64,7 @@ struct VarlinkLimitTests {
                     try await second.send(#"{"method": "org.example.test.Echo"}"#)
                     #expect(
                         try await second.readReply() == [
-                            "error": "org.varlink.service.TooManyConnections",
+                            "error": "org.example.test.TooManyConnections",
                             "parameters": ["limit": "max-connections", "maximum": 1],
                         ]
                     )

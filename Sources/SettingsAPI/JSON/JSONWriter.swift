@@ -23,7 +23,7 @@ extension JSONValue {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .int(let value): Self.writeInteger(value, into: &out)
         case .double(let value):
             if value.isFinite {
                 // Swift prints the shortest text that reads back as the same Double.
@@ -85,6 +85,23 @@ extension JSONValue {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `value` in decimal, as `String(value)` spells it, without making the string (a reply or a journal line
+    /// writes several integers).
+    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // 20 digits hold UInt64.max; filled from the end.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
 
     /// Appends `value` as a JSON string, escaping what JSON requires.
     static func writeString(_ value: String, into out: inout [UInt8]) {

@@ -17,6 +17,9 @@ public enum ApplyMethod: String, Sendable, CaseIterable {
 
     /// The error `NotReady`.
     public static let notReady = "\(Self.interface).NotReady"
+
+    /// The error `TooManyConnections`, the reply to the first call of a connection over a limit.
+    public static let tooManyConnections = "\(Self.interface).TooManyConnections"
 }
 
 /// A command's exit status and the end of its standard error.

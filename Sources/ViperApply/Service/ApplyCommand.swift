@@ -180,7 +180,8 @@ public struct ApplyCommand: ServiceCommand {
                 url: "https://github.com/viper-settings/viper-settings",
                 maximumConnections: 64,
                 maximumConnectionsPerUID: 16,
-                idleTimeout: .seconds(60)
+                idleTimeout: .seconds(60),
+                limitErrorName: ApplyMethod.tooManyConnections
             ),
             interfaces: [ApplyVarlinkInterface(interactor: interactor)],
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,

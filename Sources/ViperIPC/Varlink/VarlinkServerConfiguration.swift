@@ -55,7 +55,7 @@ public struct VarlinkServerConfiguration: Sendable {
         idleTimeout: Duration? = nil,
         refusalWait: Duration = .seconds(2),
         drainTimeout: Duration = .seconds(5),
-        limitErrorName: String = "org.varlink.service.TooManyConnections"
+        limitErrorName: String
     ) {
         self.endpoint = endpoint
         self.vendor = vendor
