@@ -134,7 +134,7 @@ public struct DaemonCommand: ServiceCommand {
         let useJournal = JournalLogHandler.isConnectedToJournal()
         var logger = Logger(label: "viper-settingsd") { label -> any LogHandler in
             useJournal
-                ? JournalLogHandler(identifier: "viper-settingsd") : StreamLogHandler.standardError(label: label)
+                ? JournalLogHandler(identifier: "viper-settingsd") : LineLogHandler(label: label)
         }
         logger.logLevel = configuration.logLevel
         let flags = self.flags

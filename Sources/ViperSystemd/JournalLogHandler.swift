@@ -19,7 +19,7 @@ public import Logging
 ///     if JournalLogHandler.isConnectedToJournal() {
 ///         return JournalLogHandler(identifier: "viper-settingsd", label: label)
 ///     }
-///     return StreamLogHandler.standardError(label: label)
+///     return LineLogHandler(label: label)
 /// }
 /// ```
 public struct JournalLogHandler: LogHandler {

@@ -251,3 +251,19 @@ def test_reload_that_widens_a_schema_brings_a_refused_fleet_value_into_force(dae
     assert sync_status()["mandatoryInForce"] == 1, sync_status()
     locked = ctl(daemon, "set", "network.proxy.port", "4001")
     assert locked.returncode == 6, locked
+
+
+def test_remote_text_cannot_forge_a_log_line(daemon_factory, nginx):
+    """A remote revision and key with a newline and a terminal escape stay inside their log lines (stderr log)."""
+    forged = "FORGED notice viper-settingsd: key changed"
+    document = {"revision": f"r\u001b[2J\n{forged}", "modules": {"network": {
+        "recommended": {f"proxy.x\u001b[31m\n{forged}": 1, "proxy.port": 9223372036854775808}}}}
+    (nginx["www"] / "settings.json").write_text(json.dumps(document))
+    daemon = daemon_factory(extra_args=["--remote", nginx["url"]])
+    wait_until(lambda: json.loads(ctl(daemon, "--json", "status").stdout)["sync"]["state"] == "ok",
+               what="state ok in status")
+    wait_until(lambda: "FORGED" in daemon.log(), what="the rejected remote values in the log")
+    daemon.stop_and_check()
+    log = daemon.log()
+    assert not any(line.startswith("FORGED") for line in log.splitlines()), log
+    assert "\x1b" not in log, "a terminal escape reached the log"

@@ -188,6 +188,30 @@ def test_unknown_interface(daemon):
         assert conn.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
 
 
+def test_method_without_interface_is_named_in_the_error(daemon):
+    with daemon.raw() as conn:
+        reply = conn.call("Get", {"key": PORT})
+        assert reply["error"] == "org.varlink.service.InterfaceNotFound"
+        assert reply["parameters"] == {"interface": "Get"}
+        assert conn.call(GET, {"key": PORT})["parameters"]["item"]["value"] == 3128
+
+
+def test_client_text_cannot_forge_a_log_line(daemon_factory):
+    """At log-level debug, a method name with a newline and a terminal escape stays inside its own log line."""
+    daemon = daemon_factory(extra_args=("--log-level", "debug"))
+    forged = "FORGED notice viper-settingsd: key network changed from 3128 to 8080"
+    with daemon.raw() as conn:
+        reply = conn.call(f"io.viper.settings.Nope\n{forged}\u001b[2J", {})
+        assert reply["error"] == "org.varlink.service.MethodNotFound"
+        reply = conn.call(f"no.such.interface.X\n{forged}", {})
+        assert reply["error"] == "org.varlink.service.InterfaceNotFound"
+    daemon.stop_and_check()
+    log = daemon.log()
+    assert "FORGED" in log, "the debug lines of the failed calls were not logged"
+    assert not any(line.startswith("FORGED") for line in log.splitlines()), log
+    assert "\x1b" not in log, "a terminal escape reached the log"
+
+
 @pytest.mark.parametrize(
     "method, parameters, name",
     [

@@ -139,7 +139,7 @@ public struct ApplyCommand: ServiceCommand {
         let useJournal = JournalLogHandler.isConnectedToJournal()
         var logger = Logger(label: "viper-settings-apply") { label -> any LogHandler in
             useJournal
-                ? JournalLogHandler(identifier: "viper-settings-apply") : StreamLogHandler.standardError(label: label)
+                ? JournalLogHandler(identifier: "viper-settings-apply") : LineLogHandler(label: label)
         }
         logger.logLevel = self.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? Self.defaultLogLevel
 

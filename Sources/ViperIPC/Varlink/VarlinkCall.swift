@@ -26,10 +26,11 @@ public struct VarlinkCall: Sendable, Hashable {
         throw .invalidParameter(unknown)
     }
 
-    /// The interface part of ``method``: everything before the last dot (empty if there is no dot).
+    /// The interface part of ``method``: everything before the last dot (all of it if there is no dot).
     public var interfaceName: String {
         // Searched in the UTF-8 bytes: a character-wise search walks grapheme clusters, on every call.
-        guard let dot = self.method.utf8.lastIndex(of: UInt8(ascii: ".")) else { return "" }
+        // A name without a dot names no interface: the whole of it is what the error repeats.
+        guard let dot = self.method.utf8.lastIndex(of: UInt8(ascii: ".")) else { return self.method }
         return String(self.method[..<dot])
     }
 

@@ -75,7 +75,8 @@ struct VarlinkConnection: Sendable {
             self.logger.debug(
                 "Invalid Varlink call",
                 metadata: [
-                    "varlink_method": "\(method)",
+                    // Quoted, escaped and cut: the client's text must not forge a line or flood the log.
+                    "varlink_method": "\(QuotedText.quote(method))",
                     "varlink_error": "\(error.name)",
                     "varlink_error_parameters": "\(error.parameters.serialized())",
                 ]
@@ -94,7 +95,7 @@ struct VarlinkConnection: Sendable {
         // The call's logger, made only when something is logged: setting metadata costs more than a short call.
         lazy var logger: Logger = {
             var logger = self.logger
-            logger[metadataKey: "varlink_method"] = "\(call.method)"
+            logger[metadataKey: "varlink_method"] = "\(QuotedText.quote(call.method))"
             return logger
         }()
         if self.logger.logLevel <= .trace {
