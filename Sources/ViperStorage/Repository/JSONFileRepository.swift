@@ -64,6 +64,8 @@ public actor JSONFileRepository: SettingsRepository {
     var descriptors: [String: Int32] = [:]
     /// Records not yet taken by a batch, in order.
     var queue: [PendingWrite] = []
+    /// The newest record of each module while it is not durable: a write that changes nothing waits for it.
+    private var lastPending: [String: PendingWrite] = [:]
     /// Whether a caller is committing a batch (or compacting for ``close()``); the journals are its alone.
     var committing = false
     /// Callers of ``close()`` waiting for the journals.
@@ -163,16 +165,29 @@ public actor JSONFileRepository: SettingsRepository {
         applied: (Change, ModuleState) -> ModuleState,
         write: (Change, ModuleState) -> PendingWrite
     ) async throws -> (before: ModuleState, after: ModuleState) {
-        let entry = try await self.writableEntry(for: module)
-        let before = entry.state
-        if let refusal = self.revisionRefusal(module, before) { throw refusal }
-        guard let change = try decide(before) else { return (before, before) }
-        let after = applied(change, before)
-        entry.state = after
-        let pending = write(change, after)
-        if after.revision > before.revision { pending.published = after.history.record(at: after.revision) }
-        try await self.commit(pending)
-        return (before, after)
+        while true {
+            let entry = try await self.writableEntry(for: module)
+            let before = entry.state
+            if let refusal = self.revisionRefusal(module, before) { throw refusal }
+            guard let change = try decide(before) else {
+                // Nothing to write, but the state decided on may hold writes that are not durable yet: "unchanged"
+                // is acknowledged once they are, and decided again if they failed (the state is then the durable
+                // one, where this change may be a change after all).
+                if let pending = self.lastPending[module], pending.outcome == nil {
+                    await pending.settled()
+                    continue
+                }
+                return (before, before)
+            }
+            let after = applied(change, before)
+            entry.state = after
+            let pending = write(change, after)
+            if after.revision > before.revision { pending.published = after.history.record(at: after.revision) }
+            self.lastPending[module] = pending
+            defer { if self.lastPending[module] === pending { self.lastPending[module] = nil } }
+            try await self.commit(pending)
+            return (before, after)
+        }
     }
 
     /// Why a write of the module would be refused now: its files cannot be used (they are loaded again first, as a

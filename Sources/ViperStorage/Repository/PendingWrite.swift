@@ -17,6 +17,8 @@ final class PendingWrite {
     /// Set when the caller is to commit the next batch.
     private(set) var leads = false
     private var waiter: CheckedContinuation<Void, Never>?
+    /// Callers other than the writer's waiting for the outcome (see ``settled(isolation:)``).
+    private var followers: [CheckedContinuation<Void, Never>] = []
 
     /// A journal record.
     init(module: String, line: [UInt8], after: ModuleState) {
@@ -45,10 +47,24 @@ final class PendingWrite {
         }
     }
 
-    /// Records the outcome and wakes the caller.
+    /// Suspends another caller until the record is done, whatever its outcome: one that decided on a state holding
+    /// this record answers only once that state is durable.
+    func settled(isolation: isolated (any Actor)? = #isolation) async {
+        await withCheckedContinuation(isolation: isolation) { continuation in
+            if self.outcome != nil {
+                continuation.resume()
+            } else {
+                self.followers.append(continuation)
+            }
+        }
+    }
+
+    /// Records the outcome and wakes the caller and those waiting for it to settle.
     func finish(_ outcome: Result<Void, StorageError>) {
         self.outcome = outcome
         self.wake()
+        for follower in self.followers { follower.resume() }
+        self.followers = []
     }
 
     /// Makes the caller the leader of the next batch and wakes it.
