@@ -8,11 +8,15 @@ STATE_DIR ?= $(CURDIR)/.state
 # conformance record of the (FoundationEssentials-sized) binary, ~0.2 M instructions each, 2/3 of a `get`.
 # settingsctl runs the common command lines itself and execs settingsctl-full (ArgumentParser) for the others: a
 # static executable that links FoundationEssentials, as ArgumentParser does, starts ~0.2 ms later.
-DAEMON_FLAGS ?= -c release --static-swift-stdlib --product viper-settingsd
+# Release builds leave the run-time exclusivity checks to the debug builds the tests run (`make test`): in the
+# daemon they were ~5 % of the instructions of a durable set, most of them in NIO's event loop (callgrind, see
+# docs/performance.md). The three products of the build folder share the flag, so that none rebuilds the others.
+RELEASE_SWIFTC ?= -Xswiftc -enforce-exclusivity=unchecked
+DAEMON_FLAGS ?= -c release --static-swift-stdlib $(RELEASE_SWIFTC) --product viper-settingsd
 # The applier (viper-settings-apply.service) is built like the daemon, in the same build folder.
-APPLY_FLAGS ?= -c release --static-swift-stdlib --product viper-settings-apply
+APPLY_FLAGS ?= -c release --static-swift-stdlib $(RELEASE_SWIFTC) --product viper-settings-apply
 # The load generator of the benchmarks (scripts/compare.sh), also in the same build folder.
-BENCH_FLAGS ?= -c release --static-swift-stdlib --product settings-bench
+BENCH_FLAGS ?= -c release --static-swift-stdlib $(RELEASE_SWIFTC) --product settings-bench
 CLI_FLAGS ?= -c release --scratch-path .build-static -Xswiftc -static-executable \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
