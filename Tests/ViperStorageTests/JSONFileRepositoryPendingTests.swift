@@ -26,7 +26,12 @@ struct JSONFileRepositoryPendingTests {
         #expect(try await repository.state(of: "network").revision == 0)
         let release = DispatchSemaphore(value: 0)
         let (held, holding) = AsyncStream.makeStream(of: Void.self)
-        let blocker = Task { try await pool.runIfActive { holding.yield(()); release.wait() } }
+        let blocker = Task {
+            try await pool.runIfActive {
+                holding.yield(())
+                release.wait()
+            }
+        }
         for await _ in held { break }
         try disk.fill()
 
@@ -61,7 +66,8 @@ struct JSONFileRepositoryPendingTests {
         // With room again, the same value is a change, stored and durable when acknowledged.
         disk.free()
         let stored = try await repository.update(module: "network") { state in
-            state.local["proxy.port"] == port ? nil : LocalChange(set: ["proxy.port": port], revision: state.revision + 1)
+            state.local["proxy.port"] == port
+                ? nil : LocalChange(set: ["proxy.port": port], revision: state.revision + 1)
         }
         #expect(stored.after.revision == 1)
         #expect(try await repository.state(of: "network").local["proxy.port"] == port)
