@@ -43,7 +43,7 @@ public struct CommandRunner: CommandRunning {
     /// How long an interrupted command has between SIGTERM and SIGKILL.
     public var interruptGraceSeconds: Int
     /// Where commands run (the targets directory, so that a command can name a file beside its target by a relative
-    /// path); `nil`: the applier's own working directory.
+    /// path); `nil`, or a directory that cannot be entered now: the applier's own working directory.
     public var workingDirectory: String?
     public var threadPool: NIOThreadPool
 
@@ -147,7 +147,9 @@ public struct CommandRunner: CommandRunning {
         // The control socket, the daemon connection, the event loop's descriptors: none is the command's business,
         // and one it kept (in a process left running) would keep them open after the applier ends.
         _ = Self.closeFrom?(&actions, 3)
-        if let directory = limits.workingDirectory {
+        // A targets directory moved or removed while the applier runs (it keeps the targets it loaded) leaves the
+        // commands in the applier's own working directory: they still run.
+        if let directory = limits.workingDirectory, access(directory, X_OK) == 0 {
             guard let addChdir = Self.addChdir else {
                 return .failure(
                     .command(
