@@ -9,7 +9,7 @@ Then, for each of two targets, N sets (200 unless told), one at a time:
 
   * resolved (network.dns.servers -> etc/systemd/resolved.conf.d/50-viper.conf): no check command;
   * apt-proxy (network.proxy.port, with the mode manual -> etc/apt/apt.conf.d/50viper-proxy): checked with
-    `apt-config -c FILE dump` before it replaces the file.
+    `APT_CONFIG=apt-check.conf apt-config -c FILE dump` before it replaces the file.
 
 Each sample is the time from just before the Set call is sent on a raw Varlink connection to the inotify event
 (IN_MOVED_TO) of the destination's rename. Prints p50, p99 and the slowest. Target from the issue: p99 <= 50 ms.

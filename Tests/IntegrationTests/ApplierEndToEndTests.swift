@@ -412,6 +412,41 @@ struct ApplierEndToEndTests {
         #expect(!applier.stderr.contains("ready:"), "\(applier.stderr)")
     }
 
+    @Test("SIGTERM during a slow check stops the check's process group and the applier at once; nothing is written")
+    func stopDuringCheck() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let base = daemon.root.path
+        // Its check would run for 100 s, longer than systemd's TimeoutStopSec=15s, under the applier's 60 s limit.
+        try Files.write(
+            """
+            {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/slow.conf",
+             "check": ["sh", "-c", "echo $$ > \(base)/check-pid; exec sleep 100"]}
+            """,
+            to: fixture.targets + "/slow.json"
+        )
+        let slow = fixture.root + "/etc/slow.conf"
+        try Files.write("old\n", to: slow)
+        let applier = try fixture.start()
+        #expect(applier.wait { _ in Files.exists(base + "/check-pid") }, "the check never started: \(applier.stderr)")
+        let pid = try #require(Processes.pid(in: base + "/check-pid"))
+        applier.signal(SIGTERM)
+        // Well under the check's 100 s and the applier's 60 s limit; generous for a loaded machine.
+        let deadline = Date().addingTimeInterval(20)
+        while applier.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!applier.isRunning, "still running 20 s after SIGTERM: \(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(!Processes.isRunning(pid), "the check outlived the applier")
+        if Processes.isRunning(pid) { kill(pid, SIGKILL) }
+        #expect(try Files.read(slow) == "old\n", "an interrupted check must not let the file be written")
+        #expect(!applier.stderr.contains("check-failed"), "\(applier.stderr)")
+        // Not recorded as an outcome: the next start applies the target again.
+        let state = try JSONValue(parsing: try Files.read(fixture.state + "/state.json"))
+        #expect(state["outcomes"]?["slow"] == nil, "\(state)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("a fleet value (recommended, then mandatory after a sync) reaches the file like a local one")
     func fleetChangeReachesFile() throws {
         let fleet = try FleetDocumentServer(

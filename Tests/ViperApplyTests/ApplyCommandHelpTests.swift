@@ -63,6 +63,32 @@ struct ApplyCommandHelpTests {
         #expect(Self.help.contains("\n  2  a usage error.\n"))
     }
 
+    /// The help text with each run of blanks and line breaks as one space: a sentence, wherever it wraps.
+    static let words = Self.help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+
+    @Test("exit status 1 covers a targets directory that cannot be read at start, as README says")
+    func exitStatusTargetsDirectory() {
+        #expect(Self.words.contains("or a targets directory it cannot read at start. 2 a usage error."))
+    }
+
+    @Test("the discussion gives the control socket's limits and the error a connection over them gets")
+    func connectionLimits() {
+        #expect(Self.words.contains("at most 64 connections at once, 16 per uid"))
+        #expect(
+            Self.words.contains(
+                "a connection over a limit gets io.viper.settings.Apply.TooManyConnections (limit, maximum) as the"
+                    + " reply to its first call, then is closed. A connection without a call for 60 s is closed."
+            )
+        )
+    }
+
+    @Test("the discussion says that a stop ends a running check or reload at once")
+    func stopEndsCommands() {
+        #expect(
+            Self.words.contains("SIGTERM and SIGINT stop it: a check or reload command running then is stopped at once")
+        )
+    }
+
     @Test("at 80 columns, no line is longer, and wrapped option rows start under their help, not at column 2")
     func wideTerminal() throws {
         let help = ApplyCommand.help(columns: 80)

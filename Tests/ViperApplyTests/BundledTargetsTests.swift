@@ -64,6 +64,9 @@ struct BundledTargetsTests {
         return values
     }
 
+    /// Commands run as the applier runs them: in the targets directory.
+    static let commands = CommandRunner(workingDirectory: targetsDirectory)
+
     static func target(_ name: String, root: String = "") throws -> ApplyTarget {
         try ApplyTargetLoader(directory: Self.targetsDirectory, root: root)
             .load(path: Self.targetsDirectory + "/" + name + ".json", name: name)
@@ -122,7 +125,10 @@ struct BundledTargetsTests {
         }
         let byName = Dictionary(uniqueKeysWithValues: result.targets.map { ($0.name, $0) })
         for name in ["apt-proxy", "apt-periodic"] {
-            #expect(byName[name]?.checkCommand(for: "/tmp/x") == ["apt-config", "-c", "/tmp/x", "dump"])
+            #expect(
+                byName[name]?.checkCommand(for: "/tmp/x")
+                    == ["env", "APT_CONFIG=apt-check.conf", "apt-config", "-c", "/tmp/x", "dump"]
+            )
         }
         // systemd-resolved is not installed by default on Debian 12: without the unit there is nothing to reload.
         let resolvedReload = byName["resolved"]?.reload?.last ?? ""
@@ -354,10 +360,12 @@ struct BundledTargetsTests {
             try await TemporaryDirectory.with { directory in
                 let target = try Self.target(name, root: directory + "/root")
                 let rendered = try Self.render(name, changes)
-                let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+                let applier = FileApplier(commands: Self.commands, scratchDirectory: directory)
                 let outcome = await applier.apply(target, rendered: rendered, dryRun: true)
                 #expect(outcome.result == .wouldWrite, "\(name): \(outcome.error ?? "") \(outcome.check?.stderr ?? "")")
                 #expect(outcome.check?.status == 0)
+                // Run in the targets directory, as the applier runs it: apt-check.conf is found, apt warns of nothing.
+                #expect(outcome.check?.stderr == "", "\(name): \(outcome.check?.stderr ?? "")")
                 #expect(!Files.exists(target.destination))
 
                 let file = directory + "/" + name
@@ -400,7 +408,7 @@ struct BundledTargetsTests {
                         values: try Self.values(changes),
                         revisions: Self.revisions
                     )
-                    let outcome = await FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+                    let outcome = await FileApplier(commands: Self.commands, scratchDirectory: directory)
                         .apply(target, rendered: rendered, dryRun: true)
                     #expect(outcome.result == .wouldWrite, "\(outcome.error ?? "") \(outcome.check?.stderr ?? "")")
                     #expect(outcome.check?.status == 0)
@@ -413,10 +421,44 @@ struct BundledTargetsTests {
     func aptCheckRefuses() async throws {
         try await TemporaryDirectory.with { directory in
             let target = try Self.target("apt-proxy", root: directory + "/root")
-            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+            let applier = FileApplier(commands: Self.commands, scratchDirectory: directory)
             let outcome = await applier.apply(target, rendered: "Acquire::http::Proxy \"unterminated\n", dryRun: true)
             #expect(outcome.result == .checkFailed)
             #expect(outcome.check.map { $0.status != 0 } == true)
+        }
+    }
+
+    /// apt-config reads the system's apt.conf and apt.conf.d/ before the file it is given: a broken file there (a
+    /// hand-edited copy of the very file being replaced) would fail every check, and the target could never repair
+    /// it. The check reads the rendered file alone (apt-check.conf): the system's configuration is stood in for by
+    /// `APT_CONFIG` in the check's environment, naming a parts folder with a broken file.
+    @Test("the apt check reads the rendered file alone: a broken file among the system's apt parts does not fail it")
+    func aptCheckIgnoresSystemParts() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let parts = directory.path + "/apt.conf.d"
+        try Files.write("tampered\n", to: parts + "/52viper-periodic")
+        try Files.write("Dir::Etc::Parts \"\(parts)\";\n", to: directory.path + "/system.conf")
+        let system = ["env", "APT_CONFIG=" + directory.path + "/system.conf"]
+        // As the system's apt sees it: the broken part fails any apt-config run.
+        let good = directory.path + "/good"
+        try Files.write(try Self.render("apt-periodic"), to: good)
+        let plain = try Self.run(system + ["apt-config", "-c", good, "dump"], directory: Self.targetsDirectory)
+        #expect(plain.status != 0 && plain.output.contains("52viper-periodic"), "\(plain.output)")
+        for name in ["apt-periodic", "apt-proxy"] {
+            let check = try #require(try Self.target(name).checkCommand(for: good))
+            let passed = try Self.run(system + check, directory: Self.targetsDirectory)
+            #expect(passed.status == 0, "\(name): \(passed.output)")
+            #expect(!passed.output.contains("W: ") && !passed.output.contains("E: "), "\(name): \(passed.output)")
+            // What apt cannot parse is still refused.
+            let bad = directory.path + "/bad"
+            try Files.write("Acquire::http::Proxy \"unterminated\n", to: bad)
+            let refused = try Self.run(
+                system + (try #require(try Self.target(name).checkCommand(for: bad))),
+                directory: Self.targetsDirectory
+            )
+            #expect(refused.status == 100, "\(name): \(refused.output)")
+            #expect(refused.output.contains(bad) && !refused.output.contains("52viper-periodic"), "\(refused.output)")
         }
     }
 
@@ -512,7 +554,7 @@ struct BundledTargetsTests {
         case "apt-proxy", "apt-periodic":
             return try await TemporaryDirectory.with { directory in
                 let target = try Self.target(name, root: directory + "/root")
-                let outcome = await FileApplier(commands: CommandRunner(), scratchDirectory: directory)
+                let outcome = await FileApplier(commands: Self.commands, scratchDirectory: directory)
                     .apply(target, rendered: rendered, dryRun: true)
                 return outcome.result == .wouldWrite ? [] : ["apt-config: \(outcome.check?.stderr ?? "")"]
             }
@@ -547,12 +589,18 @@ struct BundledTargetsTests {
         var output: String
     }
 
-    /// Runs a command (found on `PATH`) to its end; its standard output and error, together.
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Run {
+    /// Runs a command (found on `PATH`; in `directory`, when given) to its end; its standard output and error,
+    /// together.
+    static func run(
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        directory: String? = nil
+    ) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

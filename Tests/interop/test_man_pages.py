@@ -233,6 +233,18 @@ def test_applier_help_and_man_page_list_the_exit_statuses():
         assert sorted(rows) == [0, 1, 2], rows
         assert rows[0].startswith("stopped gracefully") and rows[2].startswith("a usage error")
         assert "a state directory it cannot create" in rows[1] and "another viper-settings-apply holds" in rows[1]
+        # As README says, and as the applier does (exit 1 when --targets-dir cannot be read at start).
+        assert "a targets directory it cannot read at start" in rows[1], rows[1]
+
+
+def test_applier_help_and_man_page_give_the_control_socket_limits():
+    """The limits of the control socket README gives (the applier's server configuration), in --help and the page."""
+    manual = (support.REPO_ROOT / "man" / "viper-settings-apply.1").read_text()
+    for text in (apply_help("viper-settings-apply"), manual):
+        words = " ".join(text.split())
+        assert "at most 64 connections at once, 16 per uid" in words
+        assert "io.viper.settings.Apply.TooManyConnections (limit, maximum) as the reply to its first call" in words
+        assert "A connection without a call for 60 s is closed." in words
 
 
 def test_applier_uses_the_variables_its_help_names(daemon):

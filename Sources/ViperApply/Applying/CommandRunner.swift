@@ -32,30 +32,68 @@ extension CommandRunning {
 
 /// Runs commands with `posix_spawnp`: standard input and output are `/dev/null`, standard error is kept (its last
 /// 4 KiB), no other descriptor of the applier is inherited, signals are reset to their defaults and unblocked, and
-/// the command runs in a process group of its own. It ends when the command exits, even if a process it started in
-/// the background still holds standard error (with `killingLeftovers`, such processes still in its group are killed
-/// then); a command still running after `timeoutSeconds` is killed with its whole process group (status 137). The
-/// wait happens on NIO's thread pool, not on the caller's.
+/// the command runs in a process group of its own, in `workingDirectory` when one is given. It ends when the command
+/// exits, even if a process it started in the background still holds standard error (with `killingLeftovers`, such
+/// processes still in its group are killed then); a command still running after `timeoutSeconds` is killed with its
+/// whole process group (status 137). When the calling task is cancelled (the applier stops), the command's process
+/// group gets SIGTERM at once and SIGKILL `interruptGraceSeconds` later if it is still running, and the run throws
+/// ``ApplyError/interrupted(command:)``. The wait happens on NIO's thread pool, not on the caller's.
 public struct CommandRunner: CommandRunning {
     public var timeoutSeconds: Int
+    /// How long an interrupted command has between SIGTERM and SIGKILL.
+    public var interruptGraceSeconds: Int
+    /// Where commands run (the targets directory, so that a command can name a file beside its target by a relative
+    /// path); `nil`, or a directory that cannot be entered now: the applier's own working directory.
+    public var workingDirectory: String?
     public var threadPool: NIOThreadPool
 
-    public init(timeoutSeconds: Int = 60, threadPool: NIOThreadPool = .singleton) {
+    public init(
+        timeoutSeconds: Int = 60,
+        interruptGraceSeconds: Int = 2,
+        workingDirectory: String? = nil,
+        threadPool: NIOThreadPool = .singleton
+    ) {
         self.timeoutSeconds = timeoutSeconds
+        self.interruptGraceSeconds = interruptGraceSeconds
+        self.workingDirectory = workingDirectory
         self.threadPool = threadPool
     }
 
     public func run(_ command: [String], killingLeftovers: Bool) async throws(ApplyError) -> CommandResult {
-        let timeout = self.timeoutSeconds
+        let shown = command.joined(separator: " ")
+        // A stop asked for already: the command is not started at all.
+        guard !Task.isCancelled else { throw .interrupted(command: shown) }
+        let limits = Limits(
+            timeoutSeconds: self.timeoutSeconds,
+            interruptGraceSeconds: self.interruptGraceSeconds,
+            workingDirectory: self.workingDirectory
+        )
+        let interruption = CommandInterruption()
         let outcome: Result<CommandResult, ApplyError>
         do {
-            outcome = try await self.threadPool.runIfActive {
-                Self.runBlocking(command, timeoutSeconds: timeout, killingLeftovers: killingLeftovers)
+            outcome = try await withTaskCancellationHandler {
+                try await self.threadPool.runIfActive {
+                    Self.runBlocking(
+                        command,
+                        limits: limits,
+                        killingLeftovers: killingLeftovers,
+                        interruption: interruption
+                    )
+                }
+            } onCancel: {
+                interruption.interrupt()
             }
         } catch {
-            throw .command(command: command.joined(separator: " "), reason: "the thread pool is shutting down")
+            throw .command(command: shown, reason: "the thread pool is shutting down")
         }
         return try outcome.get()
+    }
+
+    /// What bounds one run: its time, the grace after an interruption, where it runs.
+    struct Limits: Sendable {
+        var timeoutSeconds: Int
+        var interruptGraceSeconds: Int
+        var workingDirectory: String?
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does not declare.
@@ -69,6 +107,18 @@ public struct CommandRunner: CommandRunning {
             )
         }()
 
+    /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29), looked up for the same reason.
+    private static let addChdir:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol,
+                to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32)
+                    .self
+            )
+        }()
+
     /// glibc's `pidfd_open` (2.36; Linux 5.3), looked up for the same reason.
     private static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
@@ -77,10 +127,12 @@ public struct CommandRunner: CommandRunning {
 
     static func runBlocking(
         _ command: [String],
-        timeoutSeconds: Int,
-        killingLeftovers: Bool
+        limits: Limits,
+        killingLeftovers: Bool,
+        interruption: CommandInterruption
     ) -> Result<CommandResult, ApplyError> {
         let shown = command.joined(separator: " ")
+        let timeoutSeconds = limits.timeoutSeconds
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
             return .failure(.command(command: shown, reason: String(cString: strerror(errno))))
@@ -95,6 +147,20 @@ public struct CommandRunner: CommandRunning {
         // The control socket, the daemon connection, the event loop's descriptors: none is the command's business,
         // and one it kept (in a process left running) would keep them open after the applier ends.
         _ = Self.closeFrom?(&actions, 3)
+        // A targets directory moved or removed while the applier runs (it keeps the targets it loaded) leaves the
+        // commands in the applier's own working directory: they still run.
+        if let directory = limits.workingDirectory, access(directory, X_OK) == 0 {
+            guard let addChdir = Self.addChdir else {
+                return .failure(
+                    .command(
+                        command: shown,
+                        reason: "this C library cannot start a command in \(directory)"
+                            + " (posix_spawn_file_actions_addchdir_np needs glibc 2.29)"
+                    )
+                )
+            }
+            _ = addChdir(&actions, directory)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -117,7 +183,12 @@ public struct CommandRunner: CommandRunning {
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])
-            return .failure(.command(command: shown, reason: String(cString: strerror(spawned))))
+            var reason = String(cString: strerror(spawned))
+            // The working directory, not the program, may be what is missing: say which.
+            if let directory = limits.workingDirectory, access(directory, X_OK) != 0 {
+                reason = "its working directory \(directory): \(String(cString: strerror(errno)))"
+            }
+            return .failure(.command(command: shown, reason: reason))
         }
 
         // The command's end, as a descriptor that poll() reports readable: a process it left running in the
@@ -127,25 +198,38 @@ public struct CommandRunner: CommandRunning {
         var stderr: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = MonotonicDeadline(secondsFromNow: timeoutSeconds)
+        // Set when the applier stops while the command runs: SIGTERM was sent, SIGKILL follows at this deadline.
+        var graceDeadline: MonotonicDeadline?
         var killed = false
         var exited = false
         while true {
             var requests = [
                 pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0),
                 pollfd(fd: exited ? -1 : exitNotice, events: Int16(POLLIN), revents: 0),
+                pollfd(
+                    fd: exited || graceDeadline != nil ? -1 : interruption.descriptor,
+                    events: Int16(POLLIN),
+                    revents: 0
+                ),
             ]
-            let left = deadline.millisecondsLeft
+            let left = min(deadline.millisecondsLeft, graceDeadline?.millisecondsLeft ?? .max)
             if left <= 0 && !killed {
                 kill(-pid, SIGKILL)  // the command's process group: what it started too
                 killed = true
             }
             // Once it exited, only what is already in the pipe is read.
-            let ready = poll(&requests, 2, exited ? 0 : killed ? 1000 : Int32(min(left, 60_000)))
+            let ready = poll(&requests, 3, exited ? 0 : killed ? 1000 : Int32(min(left, 60_000)))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
                 // A process that left the group, or one it left in the background, keeps the pipe open.
                 if killed || exited { break }
                 continue
+            }
+            if requests[2].revents != 0 {
+                // The applier stops: the command's process group is asked to end now, and killed after the grace.
+                kill(-pid, SIGTERM)
+                graceDeadline = MonotonicDeadline(secondsFromNow: limits.interruptGraceSeconds)
+                if requests[0].revents == 0 && requests[1].revents == 0 { continue }
             }
             if requests[1].revents != 0 {
                 // Exited: read what it wrote, without waiting for what its background processes may write.
@@ -168,6 +252,8 @@ public struct CommandRunner: CommandRunning {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // Its verdict, if it gave one, came while the applier was stopping it: it is not taken.
+        if graceDeadline != nil { return .failure(.interrupted(command: shown)) }
         let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         var text = String(decoding: stderr, as: UTF8.self)
         if killed { text += (text.isEmpty ? "" : "\n") + "killed after \(timeoutSeconds) s" }

@@ -39,7 +39,7 @@ public struct FileApplier: Sendable {
         }
         var outcome = await self.applyOnce(target, rendered: rendered, dryRun: dryRun)
         if outcome.result == .written { outcome.reloadSkipped = skippedReload }
-        if !dryRun {
+        if !dryRun && !outcome.interrupted {
             outcome.retryable =
                 outcome.result == .failed || outcome.result == .reloadFailed
                 || (outcome.result == .checkFailed && outcome.check == nil)
@@ -101,6 +101,8 @@ public struct FileApplier: Sendable {
             outcome = await self.check(target, bytes: bytes, in: directory, outcome: outcome)
             guard outcome.result == .written else { return outcome }
         }
+        // The applier stops (SIGTERM): nothing is replaced from now on; the next start applies the target again.
+        if Task.isCancelled { return Self.stopped(outcome, reason: "the applier is stopping") }
         // A file no check ever had: nothing the check did, or left running, can reach what is renamed into place.
         // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
         var previous: String?
@@ -148,6 +150,10 @@ public struct FileApplier: Sendable {
         let reloaded: CommandResult
         do throws(ApplyError) {
             reloaded = try await self.commands.run(reload)
+        } catch .interrupted(let command) {
+            // Stopped with the applier: the previous entry stays kept, so the next start reloads the file in place
+            // (and puts that entry back if the reload fails), as after a SIGKILL during a reload.
+            return Self.stopped(outcome, reason: ApplyError.interrupted(command: command).description)
         } catch {
             reloaded = CommandResult(status: 127, stderr: error.description)
         }
@@ -217,11 +223,21 @@ public struct FileApplier: Sendable {
             try copy.verifyUnchanged(bytes, check: command)
         } catch {
             switch error {
+            case .interrupted: return Self.stopped(outcome, reason: error.description)
             case .checkChangedFile, .command: outcome.result = .checkFailed
             default: outcome.result = .failed
             }
             outcome.error = error.description
         }
+        return outcome
+    }
+
+    /// `outcome` cut short by the applier's stop: `failed`, ``ApplyOutcome/interrupted``, with `reason`.
+    private static func stopped(_ outcome: ApplyOutcome, reason: String) -> ApplyOutcome {
+        var outcome = outcome
+        outcome.result = .failed
+        outcome.error = reason
+        outcome.interrupted = true
         return outcome
     }
 
@@ -262,6 +278,7 @@ public struct FileApplier: Sendable {
         } catch {
             outcome.result = .checkFailed
             outcome.error = error.description
+            if case .interrupted = error { outcome.interrupted = true }
         }
         return outcome
     }

@@ -10,6 +10,8 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     case checkChangedFile(command: String, change: String)
     /// A command could not be started.
     case command(command: String, reason: String)
+    /// A command was stopped (SIGTERM to its process group, SIGKILL after a grace) because the applier stops.
+    case interrupted(command: String)
     /// The settings daemon refused or broke the Watch stream.
     case daemon(String)
     /// A dry run cannot render from the daemon's current values now: why (not connected to the daemon, its values
@@ -30,6 +32,9 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
             "the check command changed the file it checks (\(change)): the destination is untouched; a check must only"
                 + " read {file} (check: \(command))"
         case .command(let command, let reason): "cannot run \(command): \(reason)"
+        case .interrupted(let command):
+            "\(command) was stopped before it ended: the applier is stopping; the target is applied again at its next"
+                + " start"
         case .daemon(let message): "settings daemon: \(message)"
         case .notReady(let reason): reason
         case .state(let path, let reason): "state file \(path): \(reason)"

@@ -33,6 +33,9 @@ public struct ApplyOutcome: Sendable, Equatable {
     /// full disk, a read-only file system), a reload that failed, a check that could not be started. Not a check
     /// that refused the rendered bytes: the same bytes are refused again.
     public var retryable = false
+    /// Whether the applier's stop cut it short (its check or reload was stopped): not a verdict on the target, so it
+    /// is neither recorded nor retried; the next start applies the target again.
+    public var interrupted = false
 
     public init(
         result: Result,

@@ -29,13 +29,21 @@ public struct ApplyCommand: ServiceCommand {
             are not run (the outcome says so), as systemctl --root does not start services; --run-reloads runs \
             them.
 
-            SIGHUP re-reads the targets; SIGTERM and SIGINT stop it.
+            SIGHUP re-reads the targets; SIGTERM and SIGINT stop it: a check or reload command running then is \
+            stopped at once (SIGTERM to its process group, SIGKILL \(Self.interruptGraceSeconds) s later), and a \
+            target whose check was stopped is not written (the next start applies it).
+
+            The control socket serves at most \(Self.maximumConnections) connections at once, \
+            \(Self.maximumConnectionsPerUID) per uid: a connection over a limit gets \
+            \(ApplyMethod.tooManyConnections) (limit, maximum) as the reply to its first call, then is closed. A \
+            connection without a call for \(Self.idleTimeoutSeconds) s is closed.
 
             Exit status:
               0  stopped gracefully (SIGTERM, SIGINT).
               1  a failure: a socket it cannot listen on, a state directory it
-                 cannot create, or one another viper-settings-apply holds (it
-                 locks its state directory while it runs).
+                 cannot create or one another viper-settings-apply holds (it
+                 locks its state directory while it runs), or a targets
+                 directory it cannot read at start.
               2  a usage error.
 
             Examples:
@@ -120,6 +128,13 @@ public struct ApplyCommand: ServiceCommand {
 
     /// `--log-level`'s default.
     static let defaultLogLevel = Logger.Level.info
+    /// The most connections the control socket serves at once, and per peer uid.
+    static let maximumConnections = 64
+    static let maximumConnectionsPerUID = 16
+    /// A control connection without a call for this long is closed.
+    static let idleTimeoutSeconds = 60
+    /// How long a check or reload stopped by SIGTERM (the applier stops) has before SIGKILL.
+    static let interruptGraceSeconds = 2
 
     public init() {}
 
@@ -154,13 +169,20 @@ public struct ApplyCommand: ServiceCommand {
             throw ApplyError.state(path: stateDirectory, reason: "cannot lock it: \(SystemErrorText.describe(code))")
         }
         defer { withExtendedLifetime(stateLock) {} }
-        let scratch = stateDirectory + "/dry-run"
+        // Absolute: commands run in the targets directory, and a dry run's check is given a file in here.
+        let scratch =
+            (stateDirectory.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath + "/") + stateDirectory
+            + "/dry-run"
         try FileIO.makeDirectories(scratch)
         let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: self.root)
         let notifier = SystemdNotifier()
         let interactor = ApplyInteractor(
             applier: FileApplier(
-                commands: CommandRunner(),
+                // In the targets directory: a check can name a file shipped beside its target (apt-check.conf).
+                commands: CommandRunner(
+                    interruptGraceSeconds: Self.interruptGraceSeconds,
+                    workingDirectory: paths.targetsDirectory
+                ),
                 scratchDirectory: scratch,
                 reloadsUnderRoot: self.runReloads
             ),
@@ -178,9 +200,9 @@ public struct ApplyCommand: ServiceCommand {
                 product: "viper-settings-apply",
                 version: ViperSettingsVersion.current,
                 url: "https://github.com/viper-settings/viper-settings",
-                maximumConnections: 64,
-                maximumConnectionsPerUID: 16,
-                idleTimeout: .seconds(60),
+                maximumConnections: Self.maximumConnections,
+                maximumConnectionsPerUID: Self.maximumConnectionsPerUID,
+                idleTimeout: .seconds(Self.idleTimeoutSeconds),
                 limitErrorName: ApplyMethod.tooManyConnections
             ),
             interfaces: [ApplyVarlinkInterface(interactor: interactor)],

@@ -305,11 +305,13 @@ public actor ApplyInteractor {
     private func applyDirty() async {
         guard !self.applying else { return }
         self.applying = true
-        while !self.dirty.isEmpty {
+        // At a stop (SIGTERM: the task is cancelled), no further target is started; the one whose check or reload
+        // runs has it stopped. The next start applies every target anyway.
+        while !self.dirty.isEmpty && !Task.isCancelled {
             let names = self.dirty
             self.dirty = []
             let served = Set(self.state.values.keys.map { String($0.prefix { $0 != "." }) })
-            for target in self.targets where names.contains(target.name) {
+            for target in self.targets where names.contains(target.name) && !Task.isCancelled {
                 let revisions = self.revisions(of: target)
                 let outcome: ApplyOutcome
                 let missing = target.modules.subtracting(served).sorted()
@@ -324,6 +326,14 @@ public actor ApplyInteractor {
                 } else {
                     let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
                     outcome = await self.applier.apply(target, rendered: rendered)
+                }
+                if outcome.interrupted {
+                    self.logger.notice(
+                        "\(target.name): \(outcome.error ?? "interrupted"); its last outcome is kept",
+                        metadata: ["target": "\(target.name)", "destination": "\(target.destination)"]
+                    )
+                    self.dirty.insert(target.name)
+                    continue
                 }
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)

@@ -13,9 +13,12 @@ struct TargetReloadService: Service {
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
-            self.notifier.reloading(status: "re-reading the targets")
-            await self.interactor.reload(from: self.loader)
-            await self.interactor.tellReady()
+            // A stop meanwhile stops the check or reload that the targets' apply runs, as it does the follower's.
+            await cancelWhenGracefulShutdown {
+                self.notifier.reloading(status: "re-reading the targets")
+                await self.interactor.reload(from: self.loader)
+                await self.interactor.tellReady()
+            }
         }
     }
 }
