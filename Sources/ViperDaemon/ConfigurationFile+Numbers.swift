@@ -27,6 +27,10 @@ extension ConfigurationFile {
                     + "\(Self.format(range.upperBound))\(note), not '\(text)'"
             )
         }
+        // Counted in whole milliseconds: a value that would round to none is refused, not taken as 0 ("no limit").
+        guard seconds == 0 || seconds >= 0.001 else {
+            throw ConfigurationError("\(self.path): \(key) must be 0 or at least 0.001 seconds, not '\(text)'")
+        }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 

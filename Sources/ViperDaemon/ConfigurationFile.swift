@@ -28,6 +28,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var values: [String: String]
     /// The file's path, to resolve relative paths and name it in errors.
     public var path: String
+    /// The line of each key, for errors.
+    public var lines: [String: Int] = [:]
 
     /// Parses the text of a configuration file.
     public init(text: String, path: String) throws(ConfigurationError) {
@@ -58,6 +60,7 @@ public struct ConfigurationFile: Sendable, Equatable {
             lineOfKey[key] = number
             self.values[key] = try Self.value(line[line.index(after: equals)...], path: path, line: number)
         }
+        self.lines = lineOfKey
     }
 
     /// The value after `=`: unquoted and without a trailing comment.
@@ -84,9 +87,15 @@ public struct ConfigurationFile: Sendable, Equatable {
         return String(text)
     }
 
-    /// A path value, relative paths taken relative to the file's directory.
-    public func pathValue(_ key: String) -> String? {
+    /// A path value, relative paths taken relative to the file's directory; an empty one is an error (it would name
+    /// the file's own directory).
+    public func pathValue(_ key: String) throws(ConfigurationError) -> String? {
         guard let value = self.values[key] else { return nil }
+        guard !value.isEmpty else {
+            throw ConfigurationError(
+                "\(self.path):\(self.lines[key] ?? 0): '\(key)' is empty: give a path, or leave the line out for the default"
+            )
+        }
         if value.hasPrefix("/") { return value }
         let directory = self.path.contains("/") ? String(self.path[..<self.path.lastIndex(of: "/")!]) : "."
         return "\(directory)/\(value)"

@@ -120,13 +120,15 @@ public struct Daemon: Sendable {
         // The parts of the STATUS= line that change while the daemon runs: StatusLineService works them out again.
         let liveProblems = Mutex(storageProblems)
         let configurationRefused = Mutex(false)
+        let schemasRefused = Mutex(false)
         let status: @Sendable () -> String = {
             Self.status(
                 of: catalog.current,
                 sync: recorder.snapshot,
                 storageProblems: liveProblems.withLock { $0 },
                 rejectedSchemaFiles: catalog.rejectedFiles,
-                configurationRefused: configurationRefused.withLock { $0 }
+                configurationRefused: configurationRefused.withLock { $0 },
+                schemasRefused: schemasRefused.withLock { $0 }
             )
         }
         let configurations = ConfigurationReloader(
@@ -160,6 +162,7 @@ public struct Daemon: Sendable {
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }
                     configurationRefused.withLock { $0 = !configurationReloaded }
+                    schemasRefused.withLock { $0 = !schemasReloaded }
                     let outcome = ReloadOutcome(
                         configurationReloaded: configurationReloaded,
                         schemasReloaded: schemasReloaded,
@@ -289,7 +292,8 @@ public struct Daemon: Sendable {
         sync: SyncStatus,
         storageProblems: [StorageError] = [],
         rejectedSchemaFiles: [String] = [],
-        configurationRefused: Bool = false
+        configurationRefused: Bool = false,
+        schemasRefused: Bool = false
     ) -> String {
         let keys = schemas.reduce(0) { $0 + $1.items.count }
         let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
@@ -299,14 +303,31 @@ public struct Daemon: Sendable {
                 "; CONFIGURATION NOT RELOADED: the last reload found an error, the previous one is in force (see "
                 + "the log)"
         }
+        if schemasRefused {
+            text +=
+                "; SCHEMAS NOT RELOADED: the last reload could not read the modules directory, the previous schemas "
+                + "are in force (see the log)"
+        }
         if let first = rejectedSchemaFiles.first {
             let more = rejectedSchemaFiles.count > 1 ? " and \(rejectedSchemaFiles.count - 1) more" : ""
-            text += "; SCHEMA REJECTED: \(first)\(more), served as before (see the log)"
+            // A module whose file was rejected is served as before only when it was served: not at a first start.
+            let served = Set(schemas.map(\.name))
+            let modules = rejectedSchemaFiles.map { Self.moduleName(ofSchemaFile: $0) }
+            let fate =
+                modules.allSatisfy(served.contains)
+                ? "served as before" : modules.contains(where: served.contains) ? "some served as before" : "not served"
+            text += "; SCHEMA REJECTED: \(LineLogHandler.escaping(first))\(more), \(fate) (see the log)"
         }
         if let first = storageProblems.first {
             let more = storageProblems.count > 1 ? " (and \(storageProblems.count - 1) more, see the log)" : ""
             text += "; STATE FILES UNUSABLE: \(first.message)\(more)"
         }
         return text
+    }
+
+    /// The module a schema file is for: its name without the folder and `.json`.
+    private static func moduleName(ofSchemaFile file: String) -> String {
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        return name.hasSuffix(".json") ? String(name.dropLast(5)) : name
     }
 }

@@ -128,7 +128,8 @@ public struct DaemonCommand: ServiceCommand {
         do {
             configuration = try self.flags.resolve(environment: environment, uid: getuid())
         } catch {
-            FileHandle.standardError.write(Data("viper-settingsd: \(error)\n".utf8))
+            // The message repeats what the file or a flag says: on one line, whatever it holds.
+            FileHandle.standardError.write(Data("viper-settingsd: \(LineLogHandler.escaping("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
         let useJournal = JournalLogHandler.isConnectedToJournal()

@@ -14,6 +14,12 @@ struct DaemonFlags: Sendable {
 
     /// Combines flags, the configuration file, the environment and the defaults; flags win.
     func resolve(environment: [String: String], uid: uid_t) throws -> DaemonConfiguration {
+        for (flag, value) in [
+            ("--config", self.config), ("--socket", self.socket), ("--state-dir", self.stateDirectory),
+            ("--modules-dir", self.modulesDirectory),
+        ] where value?.isEmpty == true {
+            throw ConfigurationError("\(flag): the path is empty")
+        }
         let file = try self.configurationFile(environment: environment)
         let home = environment["HOME"] ?? "/root"
         let defaultState =
@@ -26,10 +32,13 @@ struct DaemonFlags: Sendable {
             ?? (uid == 0 || environment["XDG_RUNTIME_DIR"] == nil
                 ? "/run/viper-settings/io.viper.settings"
                 : "\(environment["XDG_RUNTIME_DIR"]!)/viper-settings/io.viper.settings")
+        let modulesDirectory = try file?.pathValue("modules-dir")
+        let stateDirectory = try file?.pathValue("state-dir")
+        let socket = try file?.pathValue("socket")
         var configuration = DaemonConfiguration(
-            modulesDirectory: self.modulesDirectory ?? file?.pathValue("modules-dir") ?? "/etc/viper-settings/modules",
-            stateDirectory: self.stateDirectory ?? file?.pathValue("state-dir") ?? defaultState,
-            socketPath: self.socket ?? file?.pathValue("socket") ?? defaultSocket
+            modulesDirectory: self.modulesDirectory ?? modulesDirectory ?? "/etc/viper-settings/modules",
+            stateDirectory: self.stateDirectory ?? stateDirectory ?? defaultState,
+            socketPath: self.socket ?? socket ?? defaultSocket
         )
         if let text = self.logLevel ?? file?.values["log-level"] {
             guard let level = Logger.Level(rawValue: text) else {
@@ -77,8 +86,8 @@ struct DaemonFlags: Sendable {
             }
             configuration.remote = remote
         }
-        configuration.remoteTokenFile = file?.pathValue("remote-token-file")
-        configuration.remoteCAFile = file?.pathValue("remote-ca-file")
+        configuration.remoteTokenFile = try file?.pathValue("remote-token-file")
+        configuration.remoteCAFile = try file?.pathValue("remote-ca-file")
         return configuration
     }
 

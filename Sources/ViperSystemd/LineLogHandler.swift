@@ -64,6 +64,12 @@ public struct LineLogHandler: LogHandler {
         }
     }
 
+    /// `text` as this handler writes it: control and reordering characters escaped, for a message written to
+    /// standard error without a logger.
+    public static func escaping(_ text: String) -> String {
+        Self.needsEscape(text) ? Self.escaped(text) : text
+    }
+
     /// Whether `text` holds a character written escaped.
     static func needsEscape(_ text: String) -> Bool {
         text.unicodeScalars.contains { Self.escape(of: $0) != nil }

@@ -45,6 +45,47 @@ struct DaemonFlagsTests {
         #expect("\(fromFlag.map { "\($0)" } ?? "")".contains("--log-level: log level 'loud' is not one of"))
     }
 
+    @Test(
+        "an empty path in the file is an error naming the file, the line and the key, not the file's own directory",
+        arguments: ["modules-dir", "state-dir", "socket", "remote-token-file", "remote-ca-file"]
+    )
+    func emptyPathInFile(key: String) throws {
+        let path = try Self.configurationFile("# paths\n\(key) =\n")
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(error?.message == "\(path):2: '\(key)' is empty: give a path, or leave the line out for the default")
+        let quoted = try Self.configurationFile("\(key) = \"\"\n")
+        #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: quoted).resolve(environment: Self.environment, uid: 1000)
+        }
+    }
+
+    @Test("an empty path flag is an error naming the flag")
+    func emptyPathFlag() throws {
+        for flags in [
+            DaemonFlags(socket: ""), DaemonFlags(stateDirectory: ""), DaemonFlags(modulesDirectory: ""),
+            DaemonFlags(config: ""),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try flags.resolve(environment: Self.environment, uid: 1000)
+            }
+            #expect(error?.message.hasSuffix(": the path is empty") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("a duration that rounds to no millisecond is refused, not taken as 0 (no limit)")
+    func tinyDuration() throws {
+        let path = try Self.configurationFile("idle-timeout = 0.0001\n")
+        let error = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(error?.message == "\(path): idle-timeout must be 0 or at least 0.001 seconds, not '0.0001'")
+        let smallest = try DaemonFlags(config: try Self.configurationFile("idle-timeout = 0.001\n"))
+            .resolve(environment: Self.environment, uid: 1000)
+        #expect(smallest.idleTimeout == .milliseconds(1))
+    }
+
     @Test("a configuration file that is a FIFO is refused without waiting for a writer, naming it")
     func fifo() async throws {
         try await TemporaryDirectory.with { directory in

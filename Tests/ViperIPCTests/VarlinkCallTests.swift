@@ -102,8 +102,10 @@ struct VarlinkCallTests {
     }
 
     @Test(
-        "A method of an unknown interface is InterfaceNotFound",
-        arguments: [("org.example.nope.Echo", "org.example.nope"), ("Echo", ""), ("org.example.Echo", "org.example")]
+        "A method of an unknown interface is InterfaceNotFound naming it (a name without a dot whole)",
+        arguments: [
+            ("org.example.nope.Echo", "org.example.nope"), ("Echo", "Echo"), ("org.example.Echo", "org.example"),
+        ]
     )
     func interfaceNotFound(method: String, interface: String) async throws {
         try await TestServer.with { server in

@@ -73,6 +73,18 @@ struct ModuleCatalogLoaderTests {
         #expect(catalog.errors.first?.reason == "cannot read the file: it is a directory, not a regular file")
     }
 
+    @Test("a symbolic link to nothing is reported as one, naming its target; the others load")
+    func danglingLink() throws {
+        try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))
+        try #require(symlink("/nonexistent/x.json", self.scratch.file("gone.json")) == 0)
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.map(\.name) == ["network"])
+        #expect(catalog.errors.first?.file == self.scratch.file("gone.json"))
+        #expect(
+            catalog.errors.first?.reason == "the file is a symbolic link to /nonexistent/x.json, which does not exist"
+        )
+    }
+
     @Test("a FIFO is refused without waiting for a writer, and the other files load")
     func fifo() async throws {
         try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))

@@ -101,6 +101,16 @@ public struct ModuleCatalogLoader: Sendable {
             throw SchemaError(path: "$", reason: "cannot read the file: \(error)")
         }
         guard let bytes = content else {
+            // Not there: a symbolic link to nothing is there, as a link, and names what is missing.
+            var link = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(path, &link, link.count - 1)
+            if length >= 0 {
+                let target = String(decoding: link[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                throw SchemaError(
+                    path: "$",
+                    reason: "the file is a symbolic link to \(target), which does not exist"
+                )
+            }
             throw SchemaError(path: "$", reason: "the file disappeared while the directory was read")
         }
         return (try Self.schema(bytes, fileName: fileName), bytes)

@@ -1,0 +1,33 @@
+import Testing
+import ViperSettings
+
+@testable import ViperDaemon
+
+@Suite("The daemon's STATUS= line")
+struct DaemonStatusTests {
+    let sync = SyncStatusRecorder(source: nil).snapshot
+
+    @Test("a rejected schema file is 'served as before' only when its module is served")
+    func rejectedSchemaFate() {
+        let served = [ModuleSchema.empty(named: "power")]
+        let before = Daemon.status(of: served, sync: self.sync, rejectedSchemaFiles: ["/etc/m/power.json"])
+        #expect(before.contains("; SCHEMA REJECTED: /etc/m/power.json, served as before (see the log)"), "\(before)")
+        let never = Daemon.status(of: served, sync: self.sync, rejectedSchemaFiles: ["/etc/m/net.json"])
+        #expect(never.contains("; SCHEMA REJECTED: /etc/m/net.json, not served (see the log)"), "\(never)")
+        let both = Daemon.status(
+            of: served,
+            sync: self.sync,
+            rejectedSchemaFiles: ["/etc/m/net.json", "/etc/m/power.json"]
+        )
+        #expect(both.contains("; SCHEMA REJECTED: /etc/m/net.json and 1 more, some served as before"), "\(both)")
+        let escaped = Daemon.status(of: served, sync: self.sync, rejectedSchemaFiles: ["/m/e\u{1b}[31m\nX.json"])
+        #expect(escaped.contains(#"/m/e\u{1b}[31m\nX.json"#), "\(escaped)")
+    }
+
+    @Test("a reload that could not read the modules directory is flagged until one can")
+    func schemasRefused() {
+        let line = Daemon.status(of: [], sync: self.sync, schemasRefused: true)
+        #expect(line.contains("; SCHEMAS NOT RELOADED: the last reload could not read the modules directory"))
+        #expect(!Daemon.status(of: [], sync: self.sync).contains("NOT RELOADED"))
+    }
+}
