@@ -11,8 +11,14 @@ package enum CommandLinePreflight {
         SettingsCtl.configuration.subcommands.map { $0._commandName } + ["help"]
     }
 
-    /// `arguments`, with every negative number that stands where a value may stand moved after a `--`, so that
-    /// ArgumentParser reads it as a value; or a usage failure naming what is wrong.
+    /// The options that take a value as the next argument.
+    static let optionsWithValues = [
+        "--socket", "--apply-socket", "--after", "--if-revision", "--generate-completion-script",
+    ]
+
+    /// `arguments`, with the first negative number that stands where a value may stand, and every operand after it,
+    /// moved in their order after a `--`, so that ArgumentParser reads the number as a value and names an extra
+    /// operand as the unexpected one (`set KEY -5 extra`: `extra`); or a usage failure naming what is wrong.
     package static func check(_ arguments: [String]) throws(CLIFailure) -> [String] {
         var kept: [String] = []
         var numbers: [String] = []
@@ -30,14 +36,13 @@ package enum CommandLinePreflight {
             {
                 throw CLIFailure(.usage, "\(option) needs a path")
             }
-            if ["--socket", "--apply-socket", "--generate-completion-script"].contains(argument),
-                index < arguments.count
-            {
+            if Self.optionsWithValues.contains(argument), index < arguments.count {
                 kept += [argument, arguments[index]]
                 index += 1
                 continue
             }
-            if Self.isNegativeNumber(argument), command != nil {
+            // From the first negative number on, the operands keep their order after the `--`.
+            if command != nil, Self.isNegativeNumber(argument) || (!numbers.isEmpty && !argument.hasPrefix("-")) {
                 numbers.append(argument)
                 continue
             }

@@ -26,8 +26,7 @@ extension SettingsCtl {
             }
             Glibc.exit(ExitStatus.success.rawValue)
         } catch let failure as CLIFailure {
-            failure.emit(json: CLIFailure.wantsJSON(arguments))
-            Glibc.exit(failure.status.rawValue)
+            Glibc.exit(failure.emit(json: CLIFailure.wantsJSON(arguments)).rawValue)
         } catch {
             let status = Self.exitStatus(for: error)
             var message = Self.usageHint(Self.message(for: error), arguments: arguments)
@@ -38,13 +37,12 @@ extension SettingsCtl {
                 do {
                     if !message.isEmpty { try StandardStream.output.writeLine(message) }
                 } catch {
-                    error.emit(json: false)
-                    Glibc.exit(error.status.rawValue)
+                    Glibc.exit(error.emit(json: false).rawValue)
                 }
             } else if CLIFailure.wantsJSON(arguments) {
                 // One JSON object on standard error, as for every other failure with --json: ArgumentParser's
                 // error line, without its usage.
-                Self.usageFailure(status, message).emit(json: true)
+                Glibc.exit(Self.usageFailure(status, message).emit(json: true).rawValue)
             } else if !message.isEmpty {
                 // One prefix for every failure: ArgumentParser's "Error: " becomes "settingsctl: ".
                 let text = message.hasPrefix("Error: ") ? "settingsctl: " + message.dropFirst("Error: ".count) : message

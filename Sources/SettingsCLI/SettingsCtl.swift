@@ -39,6 +39,16 @@ public struct SettingsCtl: ParsableCommand {
             Exit status:
             \(statuses)
 
+            When the output cannot be written (a full disk, a closed descriptor), the status is 1, also where the \
+            command would exit 9 or 10 after its output.
+
+            Environment:
+              \(SocketLocator.environmentVariable)  the daemon's socket, when --socket is not given
+              \(SocketLocator.applyEnvironmentVariable)  the applier's socket (apply), when --apply-socket is not given
+              NO_COLOR  set and not empty: no colour or bold on a terminal
+              TERM  dumb: no colour or bold on a terminal
+              COLUMNS  the width tables and values are cut to on a terminal, instead of the terminal's
+
             Examples:
               settingsctl get network.proxy.port
               settingsctl set network.proxy.port 8080

@@ -36,12 +36,28 @@ package struct CLIFailure: Error, Sendable, Hashable, CustomStringConvertible {
         return JSONValue.object(object).serialized()
     }
 
-    /// Writes what the command printed to standard output, then the failure to standard error: as JSON with
-    /// `json`, else as `settingsctl: MESSAGE`.
-    package func emit(json: Bool) {
-        // Failing already: a failure to print what came before it changes nothing of the outcome.
-        if let output = self.output { try? StandardStream.output.writeLine(output) }
-        StandardStream.error.write((json ? self.jsonReport : self.report) + "\n")
+    /// Writes what the command printed to `output` (standard output), then the failure to `errors` (standard
+    /// error): as JSON with `json`, else as `settingsctl: MESSAGE`. Returns the status to exit with.
+    ///
+    /// When what the command printed cannot be written (a full disk, a closed descriptor), that failure is the one
+    /// reported, `cannot write to standard output: …` with exit status 1, instead of this one: the output the
+    /// status speaks of (the sync state `status` prints before its 9, the targets before `apply`'s 10) is not
+    /// there, and a script must not read the file as if it were.
+    package func emit(
+        json: Bool,
+        output: StandardStream = .output,
+        errors: StandardStream = .error
+    ) -> ExitStatus {
+        var reported = self
+        if let text = self.output {
+            do throws(CLIFailure) {
+                try output.writeLine(text)
+            } catch {
+                reported = error
+            }
+        }
+        errors.write((json ? reported.jsonReport : reported.report) + "\n")
+        return reported.status
     }
 
     /// Whether a command line asks for JSON: `--json` before any `--`.

@@ -22,8 +22,7 @@ public enum SettingsCtlLauncher {
         do {
             arguments = try Self.arguments()
         } catch {
-            error.emit(json: CLIFailure.wantsJSON(Self.readableArguments()))
-            Glibc.exit(error.status.rawValue)
+            Glibc.exit(error.emit(json: CLIFailure.wantsJSON(Self.readableArguments())).rawValue)
         }
         guard let invocation = FastPathParser.invocation(arguments) else {
             Self.execFull(arguments)
@@ -32,8 +31,7 @@ public enum SettingsCtlLauncher {
             try invocation.run()
             Glibc.exit(ExitStatus.success.rawValue)
         } catch {
-            error.emit(json: invocation.json)
-            Glibc.exit(error.status.rawValue)
+            Glibc.exit(error.emit(json: invocation.json).rawValue)
         }
     }
 
@@ -49,8 +47,7 @@ public enum SettingsCtlLauncher {
         for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let argument = CommandLine.unsafeArgv[index] else { break }
             guard let text = String(validatingCString: argument) else {
-                let operands = arguments.filter { !$0.hasPrefix("-") }
-                let isValue = operands.firstIndex(of: "set").map { operands.count >= $0 + 2 } ?? false
+                let isValue = Self.isValueOfSet(following: arguments)
                 throw CLIFailure(
                     isValue ? .invalidValue : .usage,
                     "\(isValue ? "the value" : "argument \(index)") \(QuotedText.quote(String(cString: argument)))"
@@ -60,6 +57,29 @@ public enum SettingsCtlLauncher {
             arguments.append(text)
         }
         return arguments
+    }
+
+    /// Whether the argument after `arguments` would be the value of `set` (`set KEY VALUE`): the command is `set`
+    /// and its key is the only operand after it. An operand after the value is an extra one, a usage error.
+    ///
+    /// Operands are read as ``FastPathParser`` reads them: a word not beginning with `-` but for the path after
+    /// `--socket`, a negative number, and every word after `--`.
+    package static func isValueOfSet(following arguments: [String]) -> Bool {
+        var operands: [String] = []
+        var index = 0
+        var terminated = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if terminated || !argument.hasPrefix("-") || FastPathParser.isNegativeNumber(argument) {
+                operands.append(argument)
+            } else if argument == "--" {
+                terminated = true
+            } else if argument == "--socket" {
+                index += 1
+            }
+        }
+        return operands.first == "set" && operands.count == 2
     }
 
     /// The arguments with invalid UTF-8 repaired: only to find `--json` for the report of a failure.
@@ -85,21 +105,25 @@ public enum SettingsCtlLauncher {
             var pointers = argv.map { strdup($0) }
             pointers.append(nil)
             execv(path, pointers)
-            Self.exit(with: CLIFailure(.failure, "cannot run \(path): \(SystemErrorText.describe(errno))"))
+            Self.exit(
+                with: CLIFailure(.failure, "cannot run \(path): \(SystemErrorText.describe(errno))"),
+                arguments: arguments
+            )
         }
         Self.exit(
             with: CLIFailure(
                 .failure,
                 "\(Self.fullExecutableName) is missing (looked for \(candidates.joined(separator: " and "))); "
                     + "it parses every command line but the common ones: reinstall viper-settings"
-            )
+            ),
+            arguments: arguments
         )
     }
 
-    /// Prints `failure` as `settingsctl: MESSAGE` on standard error and exits with its status.
-    private static func exit(with failure: CLIFailure) -> Never {
-        StandardStream.error.write(failure.report + "\n")
-        Glibc.exit(failure.status.rawValue)
+    /// Prints `failure` on standard error, as one JSON object when `arguments` ask for JSON (`--json`) and as
+    /// `settingsctl: MESSAGE` otherwise, and exits with its status.
+    private static func exit(with failure: CLIFailure, arguments: [String]) -> Never {
+        Glibc.exit(failure.emit(json: CLIFailure.wantsJSON(arguments)).rawValue)
     }
 
     /// This executable's path, with symbolic links resolved (`/proc/self/exe`).

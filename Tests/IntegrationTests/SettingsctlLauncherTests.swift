@@ -66,6 +66,17 @@ struct SettingsctlLauncherTests {
         #expect(help.stderr.contains("settingsctl: settingsctl-full is missing"))
         #expect(help.stderr.contains("\(directory.path)/settingsctl-full"))
         #expect(help.stderr.contains("\(directory.path)/../libexec/viper-settings/settingsctl-full"))
+
+        // With --json, the failure is one JSON object, as every failure is.
+        for arguments in [["--json", "foo"], ["foo", "--json"], ["--json", "get", "a", "b"]] {
+            let json = DaemonHarness.run([alone] + arguments)
+            #expect(json.status == 1, "\(json)")
+            #expect(json.stdout.isEmpty)
+            let report = try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any]
+            #expect(report?["exitStatus"] as? Int == 1, "\(json)")
+            #expect((report?["message"] as? String)?.hasPrefix("settingsctl-full is missing") == true, "\(json)")
+            #expect(json.stderr.hasSuffix("}\n") && json.stderr.filter { $0 == "\n" }.count == 1, "\(json)")
+        }
     }
 
     @Test("installed as PREFIX/bin/settingsctl, it finds PREFIX/libexec/viper-settings/settingsctl-full")

@@ -34,11 +34,20 @@ struct CompletionQuotingTests {
         #expect(CompletionQuoting.bash.quoted("héllo", typed: typed) == "héllo")
     }
 
-    @Test("in bash, a word that ends in an open quote gets the quote closed, then the rest of the choice")
+    @Test("in bash, a word that ends in an open quote gets the rest of the choice quoted within that quote")
     func bashOpenQuote() {
-        #expect(CompletionQuoting.bash.quoted("it's", typed: ShellWord(typed: "'it")) == #"'it\'s"#)
-        #expect(CompletionQuoting.bash.quoted("x, y", typed: ShellWord(typed: "\"x")) == #""x,\ y"#)
-        #expect(CompletionQuoting.bash.quoted("ab cd", typed: ShellWord(typed: "ab'c")) == #"'\ cd"#)
+        // readline replaces the word from the open quote on, and closes the quote unless the candidate ends with it.
+        #expect(CompletionQuoting.bash.quoted("it's", typed: ShellWord(typed: "'it")) == #"'it'\''s"#)
+        #expect(CompletionQuoting.bash.quoted("x, y", typed: ShellWord(typed: "\"x")) == #""x, y"#)
+        #expect(CompletionQuoting.bash.quoted("abc d", typed: ShellWord(typed: "ab'c")) == "'c d")
+        #expect(CompletionQuoting.quoted(#"$(id) `id` \ "q" ok"#, within: "\"") == #""\$(id) \`id\` \\ \"q\" ok"#)
+        #expect(CompletionQuoting.quoted("a!b", within: "\"") == #""a"\!"b"#)
+        #expect(CompletionQuoting.quoted("$(id) it's", within: "'") == #"'$(id) it'\''s"#)
+        // Ending with the quote character, it closes the quote itself: readline would not.
+        #expect(CompletionQuoting.quoted("x'", within: "'") == #"'x'\'''"#)
+        #expect(CompletionQuoting.quoted(#"say "hi""#, within: "\"") == #""say \"hi\"""#)
+        #expect(CompletionQuoting.quoted("", within: "'") == "''")
+        #expect(CompletionQuoting.quoted("", within: "\"") == #""""#)
     }
 
     @Test("zsh gets ':' and '\\' escaped for _describe, fish each choice as it is")
@@ -81,7 +90,8 @@ struct CompletionQuotingTests {
             return CompletionCandidates.complete(.value, words: words, index: 5, prefix: prefix, shell: shell)
         }
         #expect(values("", shell: "bash") == CompletionQuoting.bash.quoted(Self.odd, typed: ShellWord(typed: "")))
-        #expect(values("'it", shell: "bash") == [#"'it\'s"#])
+        #expect(values("'it", shell: "bash") == [#"'it'\''s"#])
+        #expect(values("\"x", shell: "bash") == [#""x, y"#])
         #expect(values("a\\ ", shell: "bash") == [#"a\ b"#])
         #expect(values("\\$", shell: "bash") == [#"\$\(touch\ /tmp/pwned\)"#])
         #expect(values("c", shell: "zsh") == ["c\\:d"])

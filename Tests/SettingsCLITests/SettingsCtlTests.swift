@@ -135,6 +135,39 @@ struct SettingsCtlTests {
         #expect(command.global.json == arguments.contains("--json"))
     }
 
+    @Test("an extra argument after a negative value is the one named unexpected, not the value")
+    func extraAfterNegativeNumber() throws {
+        #expect(try CommandLinePreflight.check(["set", "k", "-5", "extra"]) == ["set", "k", "--", "-5", "extra"])
+        #expect(
+            try CommandLinePreflight.check(["set", "k", "-5", "--json", "extra", "--", "more"])
+                == ["set", "k", "--json", "--", "-5", "extra", "more"]
+        )
+        for arguments in [
+            ["set", "k", "-5", "extra"], ["set", "k", "-5", "extra", "--json"], ["set", "k", "-5", "-6"],
+        ] {
+            do {
+                _ = try SettingsCtl.parseAsRoot(try CommandLinePreflight.check(arguments))
+                Issue.record("\(arguments) parsed")
+            } catch {
+                #expect(SettingsCtl.exitStatus(for: error) == .usage)
+                let message = SettingsCtl.usageFailure(.usage, SettingsCtl.message(for: error)).message
+                #expect(message == "Unexpected argument '\(arguments[3])'", "\(arguments)")
+            }
+        }
+    }
+
+    @Test("an argument not valid UTF-8 is the value of set only where set takes its value")
+    func valueOfSet() {
+        #expect(SettingsCtlLauncher.isValueOfSet(following: ["set", "k"]))
+        #expect(SettingsCtlLauncher.isValueOfSet(following: ["--socket", "/s", "--json", "set", "k"]))
+        #expect(SettingsCtlLauncher.isValueOfSet(following: ["set", "k", "--"]))
+        #expect(!SettingsCtlLauncher.isValueOfSet(following: ["set", "k", "x"]))
+        #expect(!SettingsCtlLauncher.isValueOfSet(following: ["set", "k", "-5"]))
+        #expect(!SettingsCtlLauncher.isValueOfSet(following: ["set", "k", "--", "-x"]))
+        #expect(!SettingsCtlLauncher.isValueOfSet(following: ["set"]))
+        #expect(!SettingsCtlLauncher.isValueOfSet(following: ["get", "k"]))
+    }
+
     @Test("an unknown command is named, with the closest command")
     func unknownCommand() {
         let failure = #expect(throws: CLIFailure.self) { try CommandLinePreflight.check(["shwo", "network"]) }

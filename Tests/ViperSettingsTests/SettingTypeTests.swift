@@ -29,6 +29,35 @@ struct SettingTypeTests {
         #expect(throws: ValueRejection("expected true or false")) { try SettingType.bool.value(fromText: "maybe") }
     }
 
+    @Test("numbers are read in decimal only, for an int as for a double")
+    func decimalNumbers() throws {
+        let double = SettingType.double(range: nil)
+        for text in ["0x1p1", "0x2", "inf", "-infinity", "nan", "1_0", "1,5"] {
+            #expect(throws: ValueRejection("expected a number"), "\(text)") { try double.value(fromText: text) }
+        }
+        for text in ["0x50", "0b1", "1e2"] {
+            #expect(throws: ValueRejection("expected a whole number"), "\(text)") {
+                try SettingType.int(range: nil).value(fromText: text)
+            }
+        }
+        #expect(try double.value(fromText: "-1.5e2") == .double(-150))
+        #expect(try double.value(fromText: "+.5") == .double(0.5))
+        #expect(throws: ValueRejection("is beyond the range of a 64-bit floating-point number (about ±1.8e308)")) {
+            try double.value(fromText: "1e400")
+        }
+    }
+
+    @Test("blanks around a bool, an int, a double or a word of a list are ignored, not around a string")
+    func blanks() throws {
+        #expect(try SettingType.bool.value(fromText: " true ") == .bool(true))
+        #expect(try SettingType.bool.value(fromText: "\tOff") == .bool(false))
+        #expect(try SettingType.int(range: nil).value(fromText: " 80 ") == .int(80))
+        #expect(try SettingType.double(range: nil).value(fromText: " 1.25\t") == .double(1.25))
+        #expect(try SettingType.strings().value(fromText: " a , b ") == .strings(["a", "b"]))
+        let string = SettingType.string(choices: nil, pattern: nil, maxLength: nil)
+        #expect(try string.value(fromText: " a ") == .string(" a "))
+    }
+
     @Test("choices, patterns and lengths are enforced")
     func stringConstraints() throws {
         let choice = SettingType.string(choices: ["a", "b"], pattern: nil, maxLength: nil)

@@ -90,6 +90,8 @@ def completion_script(daemon, shell):
 # Calls the completion function as bash does on TAB: $2 is readline's word (after an open quote), COMP_WORDS the
 # words as typed. Prints each reply and, with READ_BACK set, the words the shell reads from the line once the reply
 # is inserted (what pressing Enter would run: a quoting mistake runs the command in a choice, and the test sees it).
+# A reply is inserted as readline inserts it in a word that ends in an open quote ($OPEN_QUOTE): in place of the
+# word from that quote on when the reply begins with it, and with the quote closed unless the reply ends with it.
 BASH_DRIVER = r"""
 source "$1"
 function="$2"
@@ -103,8 +105,14 @@ COMPREPLY=()
 "$function" settingsctl "$cur" "${COMP_WORDS[COMP_CWORD-1]}"
 kept="${COMP_WORDS[COMP_CWORD]%"$cur"}"
 for reply in "${COMPREPLY[@]}"; do
+    before="$kept"
+    inserted="$reply"
+    if [[ -n "${OPEN_QUOTE:-}" ]]; then
+        [[ "${inserted:0:1}" == "$OPEN_QUOTE" ]] && before="${before%"$OPEN_QUOTE"}"
+        [[ "${inserted: -1}" != "$OPEN_QUOTE" ]] && inserted+="$OPEN_QUOTE"
+    fi
     if [[ -n "${READ_BACK:-}" ]]; then
-        eval "line=($kept$reply)"
+        eval "line=($before$inserted)"
         printf '%s\0' "${#line[@]}" "${line[@]}"
     else
         printf '1\0%s\0' "$reply"
@@ -123,6 +131,8 @@ def bash_complete(daemon, words, cur=None, script=None, read_back=True):
     environment = shell_environment(daemon)
     if read_back:
         environment["READ_BACK"] = "1"
+    if cur != words[-1]:
+        environment["OPEN_QUOTE"] = words[-1][-len(cur) - 1]
     result = subprocess.run(
         ["bash", "--norc", "--noprofile", "-c", BASH_DRIVER, "bash", str(path), function, cur, "settingsctl", *words],
         env=environment,
@@ -146,6 +156,10 @@ def test_bash_candidates_read_as_the_choices_exactly_and_nothing_runs(odd_daemon
     # The word as typed, quotes and escapes included, is compared as bash reads it.
     assert bash_complete(odd_daemon, ["set", "odd.s.c", "'it"], cur="it") == ["it's"]
     assert bash_complete(odd_daemon, ["set", "odd.s.c", '"x, '], cur="x, ") == ["x, y"]
+    assert bash_complete(odd_daemon, ["set", "odd.s.c", '"x'], cur="x") == ["x, y"]
+    assert bash_complete(odd_daemon, ["set", "odd.s.c", "a'"], cur="") == ["a b"]
+    assert bash_complete(odd_daemon, ["set", "odd.s.c", '"say'], cur="say") == ['say "hi"']
+    assert bash_complete(odd_daemon, ["set", "odd.s.c", '"\\$('], cur="\\$(") == [choices[2]]
     assert bash_complete(odd_daemon, ["set", "odd.s.c", "a\\ "]) == ["a b"]
     assert bash_complete(odd_daemon, ["set", "odd.s.c", "\\$"]) == [choices[2], "${HOME}"]
     assert bash_complete(odd_daemon, ["set", "odd.s.c", "c"]) == ["c:d"]
@@ -235,6 +249,37 @@ def test_tab_inserts_each_choice_as_literal_text(odd_daemon, shell):
             words = re.findall(rb"^<(.*)>\r?$", terminal.output[start : end.end()], re.MULTILINE)
             expected = ["settingsctl", "set", f"odd.s.k{index}", choice, f"--end-{index}"]
             assert [word.decode() for word in words] == expected
+    finally:
+        terminal.close()
+    assert markers(odd_daemon.root) == []
+
+
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_bash_tab_in_an_open_quote_inserts_each_choice_as_literal_text(odd_daemon, quote):
+    """In an open quote, readline replaces the word from the quote on with the candidate and closes the quote
+    unless the candidate ends with it: the candidate is the choice quoted within that quote (`'it'\\''s`, not
+    `'it\\'s`, which left the quote open; `"x, y`, not `"x,\\ y`, which put a backslash in the value)."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    argv, setup = SHELLS["bash"]
+    script, _ = completion_script(odd_daemon, "bash")
+    terminal = Terminal(argv, shell_environment(odd_daemon), odd_daemon.root)
+    choices = odd_choices(odd_daemon.root)
+    # A choice of odd.s.kN after the quote alone, and a choice of odd.s.c after the quote and its first letters.
+    cases = [(f"odd.s.k{index}", "", choice) for index, choice in enumerate(choices)]
+    cases += [("odd.s.c", "it", "it's"), ("odd.s.c", "x", "x, y"), ("odd.s.c", "sa", 'say "hi"')]
+    try:
+        # A line left in an open quote prompts with PS2: the test sees it at once instead of waiting for its end.
+        terminal.type(setup.format(script=script) + "; PS2='<open-''quote>'; echo setup-'done'\r")
+        terminal.read_until(rb"setup-done")
+        for index, (key, typed, choice) in enumerate(cases):
+            terminal.type(f"settingsctl set {key} {quote}{typed}\t --end-{index}\x01printf '<%s>\\n' \r")
+            end = terminal.read_until(rb"<--end-%d>\r?\n|<open-quote>" % index)
+            assert end.group(0) != b"<open-quote>", f"{key} {quote}{typed}: the quote was left open"
+            start = terminal.output.rindex(b"<settingsctl>", 0, end.start())
+            words = re.findall(rb"^<(.*)>\r?$", terminal.output[start : end.end()], re.MULTILINE)
+            expected = ["settingsctl", "set", key, choice, f"--end-{index}"]
+            assert [word.decode() for word in words] == expected, f"{key} {quote}{typed}"
     finally:
         terminal.close()
     assert markers(odd_daemon.root) == []

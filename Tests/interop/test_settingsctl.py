@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -136,11 +137,45 @@ def test_unknown_names_exit_4(daemon, command):
     check(daemon.ctl(*command), NOT_FOUND)
 
 
-@pytest.mark.parametrize("value", ["70000", "0", "eighty", "", "80.5"])
+@pytest.mark.parametrize("value", ["70000", "0", "eighty", "", "80.5", "0x50"])
 def test_set_invalid_exits_5(daemon, value):
     result = check(daemon.ctl("set", PORT, value), INVALID)
     assert result.stderr.startswith("settingsctl:")
     assert daemon.ctl("get", PORT).stdout == "3128\n"
+
+
+@pytest.mark.parametrize("value", ["0x1p1", "0x2", "inf", "nan"])
+def test_a_double_is_read_in_decimal_only_as_an_int_is(daemon, value):
+    result = check(daemon.ctl("set", "display.output.scale", value), INVALID)
+    assert "expected a number" in result.stderr
+    assert daemon.ctl("get", "display.output.scale").stdout == "1.0\n"
+
+
+@pytest.mark.parametrize(
+    "key, text, shown",
+    [(PORT, " 80 ", "80"), ("display.output.scale", "\t2 ", "2.0"), ("network.dns.cache", " false ", "false")],
+)
+def test_blanks_around_a_bool_or_a_number_are_ignored(daemon, key, text, shown):
+    check(daemon.ctl("set", key, text), OK)
+    assert check(daemon.ctl("get", key), OK).stdout == shown + "\n"
+
+
+def test_explain_tells_a_value_that_reads_like_no_value_from_no_value(daemon):
+    """A layer without a value is (none), as watch shows no value; the string "-" (the marker it replaces) is
+    itself, and the string "(none)" is shown as its JSON."""
+    key = "network.proxy.autoconfig-url"
+
+    def row(output, layer):
+        return next(line.split() for line in output.splitlines() if f" {layer} " in f" {line} ")
+
+    check(daemon.ctl("set", key, "--", "-"), OK)
+    output = check(daemon.ctl("explain", key), OK).stdout
+    assert row(output, "local")[:3] == ["*", "local", "-"], output
+    assert row(output, "mandatory")[:2] == ["mandatory", "(none)"], output
+    check(daemon.ctl("set", key, "(none)"), OK)
+    output = check(daemon.ctl("explain", key), OK).stdout
+    assert row(output, "local")[:3] == ["*", "local", '"(none)"'], output
+    assert row(output, "recommended")[:2] == ["recommended", "(none)"], output
 
 
 @pytest.mark.parametrize(
@@ -182,6 +217,39 @@ def test_output_that_cannot_be_written_is_a_failure(daemon, args):
         assert json.loads(result.stderr) == {"exitStatus": FAILURE, "message": expected}
     else:
         assert result.stderr == f"settingsctl: {expected}\n"
+
+
+def run_into_full_disk(daemon, args):
+    with open("/dev/full", "w") as full:
+        return subprocess.run(
+            [support.executable("settingsctl"), "--socket", daemon.socket_path, *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=support.CLI_TIMEOUT,
+        )
+
+
+def test_output_that_cannot_be_written_wins_over_a_failing_sync(daemon_factory):
+    """`status` and `sync` print the sync state, then exit 9 when the remote fails: when that state cannot be
+    written, the status is 1 with the write error, as for every other command, not 9 with the output lost."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/settings.json"
+    daemon = daemon_factory(extra_args=["--remote", dead])
+    end = time.monotonic() + support.START_DEADLINE
+    while daemon.ctl("status").returncode != 9:
+        assert time.monotonic() < end, daemon.ctl("status")
+        time.sleep(0.05)  # polling interval: the loop ends once the first fetch has failed
+    expected = "cannot write to standard output: No space left on device"
+    for args in (["status"], ["sync"], ["--json", "status"], ["--json", "sync"], ["status", "--json"]):
+        result = run_into_full_disk(daemon, args)
+        assert result.returncode == FAILURE, (args, result.stderr)
+        if "--json" in args:
+            assert json.loads(result.stderr) == {"exitStatus": FAILURE, "message": expected}
+        else:
+            assert result.stderr == f"settingsctl: {expected}\n"
+    assert check(daemon.ctl("sync"), 9).stdout != ""
 
 
 @pytest.mark.parametrize("args", [["get", PORT], ["--json", "get", PORT], ["dump", "network"], ["watch", PORT]])
@@ -235,6 +303,25 @@ def test_invalid_utf8_arguments_are_refused_not_repaired(daemon):
         capture_output=True, timeout=support.CLI_TIMEOUT,
     )
     assert key.returncode == USAGE, key
+    # Not the value of set: an argument after it, which set does not take.
+    for extra in (["x", b"\xff"], ["--", "x", b"\xff"], ["-5", b"\xff"]):
+        result = subprocess.run(
+            [support.executable("settingsctl"), "--socket", daemon.socket_path, "set", "network.proxy.host", *extra],
+            capture_output=True, timeout=support.CLI_TIMEOUT,
+        )
+        assert result.returncode == USAGE, result
+        assert b"is not valid UTF-8" in result.stderr and b"the value" not in result.stderr, result
+
+
+def test_an_extra_argument_after_a_negative_value_is_the_one_named(daemon):
+    for args in (["set", PORT, "-5", "extra"], ["set", PORT, "-5", "extra", "--json"], ["set", PORT, "-5", "-6"]):
+        result = check(daemon.ctl(*args), USAGE)
+        unexpected = args[3]
+        if "--json" in args:
+            assert json.loads(result.stderr)["message"] == f"Unexpected argument '{unexpected}'", result.stderr
+        else:
+            assert result.stderr.startswith(f"settingsctl: Unexpected argument '{unexpected}'\n"), result.stderr
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
 
 
 def test_a_load_over_the_message_size_limit_says_so(daemon, tmp_path):

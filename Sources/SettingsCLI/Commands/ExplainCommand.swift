@@ -9,7 +9,9 @@ package struct ExplainCommand: SettingsCommand {
         discussion: """
             Lists the four layers, weakest first: default (the schema), recommended (the fleet), local (this \
             host) and mandatory (the fleet, locked), with each one's value and source; \
-            \(ExplainRenderer.winnerMarker) marks the layer that wins. Also shows the key's type and allowed values.
+            \(ExplainRenderer.winnerMarker) marks the layer that wins, \(ExplainRenderer.absentValue) a layer without \
+            a value (a value that reads \(ExplainRenderer.absentValue) is shown as its JSON). Also shows the key's \
+            type and allowed values.
 
             Examples:
               settingsctl explain network.proxy.port

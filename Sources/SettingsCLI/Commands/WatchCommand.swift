@@ -9,8 +9,8 @@ package struct WatchCommand: ParsableCommand {
         discussion: """
             First prints each watched key with its value and layer, then a line when changes follow, then one line \
             per change of an effective value, whatever caused it (set, reset, load, the fleet, a schema reload): \
-            the key, old -> new, the layer, who (uid and pid of the client, or the remote revision), the module's \
-            revision, and a cursor. Each line is flushed at once. Without a key or module, every module is watched.
+            the key, old -> new ((none) for no value: a key added or removed), the layer, who (uid and pid of the \
+            client, or the remote revision), the module's revision, and a cursor. Each line is flushed at once. Without a key or module, every module is watched.
 
             --after CURSOR resumes after the event that printed CURSOR: exactly the changes that followed it, none \
             missed or repeated, also after the daemon restarted. When the daemon no longer keeps the history that \

@@ -6,8 +6,10 @@ import SettingsAPI
 ///
 /// - bash: settingsctl's script (``BashCompletionScript`` in settingsctl-full) adds the lines to `COMPREPLY` as
 ///   they are and readline inserts them as they are, so each is the word quoted for the command line: every
-///   character but letters, digits and `_-.,/+@%` after a backslash (`it\'s`, `a\ b`, `\$\(touch\ /tmp/x\)`); in a
-///   word that ends in an open quote (`'it`), the quote is closed first (`''it\'s`). A script generated before
+///   character but letters, digits and `_-.,/+@%` after a backslash (`it\'s`, `a\ b`, `\$\(touch\ /tmp/x\)`). In a
+///   word that ends in an open quote (`'it`, `"x`), readline replaces the text from that quote on with a candidate
+///   that begins with it, then adds the closing quote unless the candidate ends with one: so the candidate is the
+///   rest of the word quoted within that quote (``quoted(_:within:)``: `'it'\''s`, `"x, y`). A script generated before
 ///   settingsctl quoted them hands the lines to `compgen -W`, which expands each once: that gives the same text, and
 ///   runs nothing, as every character the shell would act on is escaped.
 /// - zsh: the script hands the lines to `_describe`, which reads `WORD:DESCRIPTION` and takes `\` as an escape, so
@@ -39,11 +41,11 @@ package enum CompletionQuoting: String, Sendable, Hashable, CaseIterable {
     package func quoted(_ candidate: String, typed: ShellWord) -> String {
         switch self {
         case .bash:
-            // Within an open quote, bash replaces only what follows the quote: close it, then the rest.
+            // Within an open quote, readline replaces the word from the quote on, as the candidate begins with it.
             guard let quote = typed.openQuote, candidate.hasPrefix(typed.textBeforeOpenQuote) else {
                 return Self.backslashQuoted(candidate)
             }
-            return String(quote) + Self.backslashQuoted(String(candidate.dropFirst(typed.textBeforeOpenQuote.count)))
+            return Self.quoted(String(candidate.dropFirst(typed.textBeforeOpenQuote.count)), within: quote)
         case .zsh:
             var escaped = ""
             for character in candidate {
@@ -69,6 +71,27 @@ package enum CompletionQuoting: String, Sendable, Hashable, CaseIterable {
             if !plain { quoted += "\\" }
             quoted.append(character)
         }
+        return quoted
+    }
+
+    /// `text` as the rest of a bash word from its open `quote` (`'` or `"`) on, that quote first, as readline inserts
+    /// it in place of what was typed from the quote on. Within single quotes a `'` closes the quote, is escaped and
+    /// reopens it (`'it'\''s`); within double quotes `"`, `\`, `$` and `` ` `` are escaped with a backslash, and `!`,
+    /// which history expansion acts on there (a backslash before it would stay), is written as `\!` between a
+    /// closing and a reopening quote (`"a"\!"b`). The result ends inside the quote, for readline to close it, unless
+    /// its last character is the quote character: readline then adds nothing, so the result closes the quote itself
+    /// (`'it'\'''`, `"say \"hi\""`, `''` for the empty text).
+    package static func quoted(_ text: String, within quote: Character) -> String {
+        var quoted = String(quote)
+        for character in text {
+            switch (quote, character) {
+            case ("'", "'"): quoted += #"'\''"#
+            case ("\"", "!"): quoted += #""\!""#
+            case ("\"", "\""), ("\"", "\\"), ("\"", "$"), ("\"", "`"): quoted += "\\" + String(character)
+            default: quoted.append(character)
+            }
+        }
+        if quoted.last == quote { quoted.append(quote) }
         return quoted
     }
 

@@ -8,19 +8,20 @@ package import SettingsAPI
 ///   Port of the manual proxy
 ///   type int, 1..65535
 ///
-///    LAYER        VALUE  SOURCE
-///    default      3128   config/modules/network.json
-///    recommended  -      https://fleet.example/settings.json
-/// *  local        8080   this host
-///    mandatory    -      https://fleet.example/settings.json
+///    LAYER        VALUE   SOURCE
+///    default      3128    config/modules/network.json
+///    recommended  (none)  https://fleet.example/settings.json
+/// *  local        8080    this host
+///    mandatory    (none)  https://fleet.example/settings.json
 ///
 /// * wins: network.proxy.port is 8080 (local)
 /// ```
 package enum ExplainRenderer {
     /// The marker of the winning layer.
     package static let winnerMarker = "*"
-    /// What an absent layer shows as its value.
-    package static let absentValue = "-"
+    /// What a layer without a value shows as its value: ``AbsentValue/marker``, as `watch` shows no value; a value
+    /// that reads as it is shown as its JSON.
+    package static let absentValue = AbsentValue.marker
 
     /// The text, lines joined with newlines, without a final newline.
     package static func render(_ model: ExplainViewModel, style: TextStyle = .plain) -> String {
@@ -46,7 +47,10 @@ package enum ExplainRenderer {
             let wins = layer.layer == model.winner
             let value =
                 layer.present
-                ? TableFormatter.Cell(layer.display ?? layer.value?.serialized() ?? "", wins ? .strong : .none)
+                ? TableFormatter.Cell(
+                    AbsentValue.shown(layer.display ?? layer.value?.serialized() ?? "", value: layer.value),
+                    wins ? .strong : .none
+                )
                 : TableFormatter.Cell(Self.absentValue, .faint)
             return [
                 TableFormatter.Cell(wins ? Self.winnerMarker : "", .notice),

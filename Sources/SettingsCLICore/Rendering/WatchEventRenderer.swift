@@ -16,7 +16,8 @@ package enum WatchEventRenderer {
         let cursor = TableFormatter.printable(event.cursor)
         switch event.event {
         case .current:
-            return "\(key) = \(TableFormatter.printable(event.display ?? "?")) (\(event.layer?.rawValue ?? "?"))"
+            let value = TableFormatter.printable(AbsentValue.shown(event.display, value: event.value))
+            return "\(key) = \(value) (\(event.layer?.rawValue ?? "?"))"
         case .ready:
             return style.faint("-- watching for changes (cursor \(cursor))")
         case .change:
@@ -30,8 +31,9 @@ package enum WatchEventRenderer {
             default: break
             }
             if let revision = event.revision { who.append("revision \(revision)") }
-            let old = TableFormatter.printable(event.oldDisplay ?? "(none)")
-            let new = TableFormatter.printable(event.display ?? "(none)")
+            // No old value (a key added), no new one (a key removed): the marker no value is shown as.
+            let old = TableFormatter.printable(AbsentValue.shown(event.oldDisplay, value: event.old))
+            let new = TableFormatter.printable(AbsentValue.shown(event.display, value: event.value))
             return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) " + style.faint("[cursor \(cursor)]")
         case .resync:
             return style.faint("-- resync: \(TableFormatter.printable(event.reason ?? "the stream starts over"))")

@@ -18,6 +18,12 @@ package struct StandardStream: Sendable {
     /// What messages call it: "standard output".
     package let name: String
 
+    /// The stream that writes to `descriptor`, which messages call `name`.
+    package init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
     /// Writes `text` as it is; returns the `errno` of the write that failed, `nil` when everything was written.
     @discardableResult
     package func write(_ text: String) -> Int32? {

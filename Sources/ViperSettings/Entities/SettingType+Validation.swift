@@ -41,10 +41,14 @@ extension SettingType {
 
     /// Reads text typed on a command line by this type: `8080`, `true`, `1.25`, `manual`, `stable,beta` or a JSON
     /// array `["stable","beta"]`.
+    ///
+    /// Numbers are decimal (`80`, `-1`, `+2`; a double also `1.25`, `.5`, `1e3`), never hexadecimal (`0x50`,
+    /// `0x1p1`), `inf` or `nan`. Blanks around a bool, an int, a double or a word of a list are ignored (`' 80'`,
+    /// `' true'`); a string is taken as it is, blanks included.
     public func value(fromText text: String) throws(ValueRejection) -> SettingValue {
         switch self {
         case .bool:
-            switch text.lowercased() {
+            switch text.trimmingSpaces.lowercased() {
             case "true", "yes", "on", "1": return .bool(true)
             case "false", "no", "off", "0": return .bool(false)
             default: throw ValueRejection("expected true or false")
@@ -61,11 +65,13 @@ extension SettingType {
             }
             return try self.checked(.int(value))
         case .double:
-            guard let value = Double(text.trimmingSpaces), value.isFinite else {
-                if let value = Double(text.trimmingSpaces), value.isInfinite, !text.lowercased().contains("inf") {
-                    throw ValueRejection("is beyond the range of a 64-bit floating-point number (about ±1.8e308)")
-                }
+            // Decimal only: Double(_:) also reads hexadecimal (0x1p1), inf and nan.
+            let number = text.trimmingSpaces
+            guard number.allSatisfy({ $0.isASCIIDigit || "+-.eE".contains($0) }), let value = Double(number) else {
                 throw ValueRejection("expected a number")
+            }
+            guard value.isFinite else {
+                throw ValueRejection("is beyond the range of a 64-bit floating-point number (about ±1.8e308)")
             }
             return try self.checked(.double(value))
         case .string:
