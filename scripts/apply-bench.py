@@ -153,6 +153,7 @@ def main():
         else:
             shutil.copy(source, targets / source.name)
     root = work / "root"
+    root.mkdir(exist_ok=True)
     daemon_socket = str(work / "settings.sock")
     daemon = applier = None
     results = {}

@@ -27,6 +27,7 @@ struct ApplierEndToEndTests {
             self.state = base + "/apply-state"
             self.control = base + "/run/apply.sock"
             try FileManager.default.createDirectory(atPath: self.targets, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: self.root, withIntermediateDirectories: true)
             try Files.write(
                 #"""
                 {"reads": ["network.dns"], "template": "dns.mustache",

@@ -56,6 +56,23 @@ struct ApplyCommandHelpTests {
         #expect(flags.stateDirectory == "/s" && flags.controlSocket == "/c")
     }
 
+    @Test("an empty path and a --root that is not a directory are usage errors naming the flag")
+    func badPaths() throws {
+        for (arguments, message) in [
+            (["--socket", ""], "--socket: the path is empty"),
+            (["--control-socket", ""], "--control-socket: the path is empty"),
+            (["--state-dir", ""], "--state-dir: the path is empty"),
+            (["--targets-dir", ""], "--targets-dir: the path is empty"),
+            (["--root", "/nonexistent-root"], "--root /nonexistent-root is not a directory"),
+            (["--root", "/etc/hostname"], "--root /etc/hostname is not a directory"),
+        ] {
+            // A validation error: the program's main makes it exit status 2, as for any usage error.
+            let error = #expect(throws: (any Error).self) { try ApplyCommand.parse(arguments) }
+            #expect(ApplyCommand.message(for: error!).contains(message), "\(arguments)")
+        }
+        #expect(throws: Never.self) { try ApplyCommand.parse(["--root", "/tmp"]) }
+    }
+
     @Test("the discussion lists the exit statuses")
     func exitStatuses() {
         #expect(Self.help.contains("Exit status:\n  0  stopped gracefully (SIGTERM, SIGINT).\n  1  a failure:"))

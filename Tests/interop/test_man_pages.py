@@ -136,6 +136,7 @@ class Applier:
         self.root = Path(root)
         self.socket_path = str(self.root / "apply.sock")
         (self.root / "targets").mkdir()
+        (self.root / "image").mkdir()
         argv = [support.executable("viper-settings-apply"), "--targets-dir", str(self.root / "targets"),
                 "--root", str(self.root / "image")]
         if flags:

@@ -104,8 +104,8 @@ public struct ApplyCommand: ServiceCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "A directory prefixed to every destination (an image). Reload commands are not run: they would act on the"
-                + " running system.",
+            "A directory prefixed to every destination (an image), which must exist. Reload commands are not run:"
+                + " they would act on the running system.",
             valueName: "dir"
         )
     )
@@ -143,6 +143,19 @@ public struct ApplyCommand: ServiceCommand {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
         }
         guard self.root.isEmpty || self.root.hasPrefix("/") else { throw ValidationError("--root must be absolute") }
+        for (flag, value) in [
+            ("--targets-dir", self.targetsDirectory), ("--socket", self.socket), ("--state-dir", self.stateDirectory),
+            ("--control-socket", self.controlSocket),
+        ] where value?.isEmpty == true {
+            throw ValidationError("\(flag): the path is empty")
+        }
+        // A mistyped root would be made, a whole tree written under it: the image must be there.
+        if !self.root.isEmpty {
+            var status = stat()
+            guard stat(self.root, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw ValidationError("--root \(self.root) is not a directory: give the image's root, made beforehand")
+            }
+        }
     }
 
     public func run() async throws {
