@@ -21,6 +21,22 @@ struct JSONValueTests {
         #expect(try JSONValue(parsing: value.prettyPrinted()) == value)
     }
 
+    @Test("values are equal only when exactly the same: a string's bytes, a double's bits; hashes agree")
+    func exactEquality() throws {
+        let composed: JSONValue = "caf\u{E9}"
+        let decomposed: JSONValue = "cafe\u{301}"
+        #expect(composed != decomposed && [composed] != [decomposed] as JSONValue)
+        #expect(["k": composed] != ["k": decomposed] as JSONValue)
+        #expect(JSONValue.double(0.0) != .double(-0.0) && JSONValue.int(1) != .double(1.0))
+        #expect(try JSONValue(parsing: "-0.0") == .double(-0.0) && JSONValue.double(-0.0).serialized() == "-0.0")
+        let object: JSONValue = ["a": 1, "b": [composed, 2.5]]
+        let reparsed = try JSONValue(parsing: object.serialized())
+        #expect(
+            object == ["b": [composed, 2.5], "a": 1] && reparsed == object && reparsed.hashValue == object.hashValue
+        )
+        #expect(Set<JSONValue>([composed, decomposed, .double(0.0), .double(-0.0), object, object]).count == 5)
+    }
+
     @Test("indents nested objects with their keys sorted at every level")
     func prettyPrintsNestedObjects() {
         let value: JSONValue = ["b": ["y": 1, "x": [:]], "a": [true]]

@@ -235,6 +235,17 @@ struct SettingsCtlTests {
         #expect(server.finish().contains(#""parameters":{"key":"network.proxy.port","text":"8080"}"#))
     }
 
+    @Test("dump sends each module named once, in the order first given")
+    func dumpSendsEachModuleOnce() throws {
+        let server = FakeVarlinkServer(reply: #"{"parameters":{"modules":{}}}"#)
+        let parsed = try SettingsCtl.parseAsRoot(
+            ["--socket", server.path, "dump", "network", "display", "network", "network", "display"]
+        )
+        let command = try #require(parsed as? DumpCommand)
+        _ = try command.output(using: command.global.client(), style: .plain)
+        #expect(server.finish().contains(#""parameters":{"modules":["network","display"]}"#))
+    }
+
     @Test("a reply that does not have the ViewModel's shape is an other failure")
     func wrongShape() throws {
         let server = FakeVarlinkServer(reply: #"{"parameters":{"item":{}}}"#)

@@ -69,6 +69,26 @@ struct SettingTypeTests {
         }
     }
 
+    @Test("values are equal only when exactly the same: a string's bytes, a double's bits; hashes agree")
+    func exactEquality() {
+        let composed = SettingValue.string("caf\u{E9}")
+        let decomposed = SettingValue.string("cafe\u{301}")
+        #expect(composed != decomposed)
+        #expect(SettingValue.strings(["caf\u{E9}"]) != .strings(["cafe\u{301}"]))
+        #expect(SettingValue.double(0.0) != .double(-0.0))
+        #expect(SettingValue.double(-0.0) == .double(-0.0) && composed == .string("caf\u{E9}"))
+        #expect(SettingValue.strings(["a", "bc"]) != .strings(["ab", "c"]))
+        #expect(Set<SettingValue>([composed, decomposed, .double(0.0), .double(-0.0), .double(-0.0)]).count == 4)
+        #expect(composed.hashValue == SettingValue.string("caf\u{E9}").hashValue)
+    }
+
+    @Test("a choice is matched exactly: another Unicode spelling of one is not it")
+    func choiceExactly() throws {
+        let choice = SettingType.string(choices: ["caf\u{E9}"], pattern: nil, maxLength: nil)
+        #expect(try choice.value(fromText: "caf\u{E9}") == .string("caf\u{E9}"))
+        #expect(throws: ValueRejection("must be one of caf\u{E9}")) { try choice.value(fromText: "cafe\u{301}") }
+    }
+
     @Test("typed JSON: integers are accepted for doubles, strings are not for ints")
     func typedJSON() throws {
         #expect(try SettingType.double(range: nil).value(fromJSON: 2) == .double(2))

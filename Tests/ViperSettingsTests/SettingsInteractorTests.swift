@@ -35,6 +35,23 @@ struct SettingsInteractorTests {
         #expect(again.revision == 1)
     }
 
+    @Test("a value in another Unicode spelling is a change, stored as given, not the value already held")
+    func setOtherSpelling() async throws {
+        let composed: JSONValue = ["caf\u{E9}"]
+        let decomposed: JSONValue = ["cafe\u{301}"]
+        _ = try await self.interactor.set(path: "proxy.ignore", input: .json(composed), caller: Fixtures.root)
+        let other = try await self.interactor.set(path: "proxy.ignore", input: .json(decomposed), caller: Fixtures.root)
+        #expect(other.changed && other.revision == 2)
+        let stored = try await self.repository.state(of: "network").local["proxy.ignore"]
+        guard case .strings(let texts) = stored else {
+            Issue.record("expected a list, found \(String(describing: stored))")
+            return
+        }
+        #expect(texts.map { Array($0.utf8) } == [Array("cafe\u{301}".utf8)])
+        let again = try await self.interactor.set(path: "proxy.ignore", input: .json(decomposed), caller: Fixtures.root)
+        #expect(!again.changed && again.revision == 2)
+    }
+
     @Test("pinning a key to the value it already resolves to is stored, and moves the revision: a dump shows it")
     func setEffectiveNoOp() async throws {
         let outcome = try await self.interactor.set(path: "proxy.port", input: .json(3128), caller: Fixtures.root)

@@ -231,6 +231,32 @@ struct SettingsLoadTests {
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
     }
 
+    @Test("a dump naming a module many times dumps it once: one call cannot make the daemon repeat the work")
+    func dumpOfRepeatedModule() async {
+        let interactor = MockInteractor(state: ModuleState(revision: 3, local: ["proxy.port": .int(8080)]))
+        let presenter = SettingsPresenter(interactor: interactor, dataManager: SettingsDataManager())
+        let view = MockView()
+        await TransferPresenter(presenters: ["network": presenter]).dump(
+            modules: Array(repeating: "network", count: 10_000),
+            effective: true,
+            on: view
+        )
+        guard case .success(.dump(let model)) = view.last else {
+            Issue.record("expected a dump, got \(String(describing: view.last))")
+            return
+        }
+        #expect(Array(model.modules.keys) == ["network"] && model.modules["network"]?.revision == 3)
+        #expect(interactor.calls.withLock { $0.filter { $0 == "dump" }.count } == 1)
+
+        // An unknown module among repeats is still NoSuchModule.
+        await TransferPresenter(presenters: ["network": presenter]).dump(
+            modules: ["network", "network", "bogus", "network"],
+            effective: false,
+            on: view
+        )
+        #expect(view.last == .failure(.noSuchModule(module: "bogus")))
+    }
+
     @Test("a non-writer's load lists every problem of the file, the module it may not write among them")
     func nonWriterSeesEveryProblem() async throws {
         let view = MockView()

@@ -6,9 +6,11 @@ machine is loaded, and a stream that stalls fails the test through the socket ti
 """
 
 import contextlib
+import fcntl
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -678,6 +680,85 @@ def test_sigterm_ends_streams_and_resume_after_restart(daemon):
     with reference_proxy(daemon) as watcher:
         events = until_ready(watcher.Watch(keys=["network"], after=last, _more=True))
         assert [change_summary(event)[:4] for event in events[:-1]] == [("change", PORT, 4000, 4001)], events
+
+
+BIG_KEYS = 4000
+BIG_DEFAULT = "v" * 200
+
+
+def big_module_daemon(daemon_factory):
+    """A daemon serving module `big`: BIG_KEYS strings with long defaults, whose current values (some 2 MB of
+    `--json` lines) are many times what the pipe, socket and server buffers between the daemon and a watcher hold."""
+    daemon = daemon_factory(start=False)
+    modules = os.path.join(daemon_factory.root, "modules")
+    os.makedirs(modules)
+    items = [{"id": f"k{index:04}", "type": "string", "default": BIG_DEFAULT} for index in range(BIG_KEYS)]
+    with open(os.path.join(modules, "big.json"), "w") as file:
+        json.dump({"module": "big", "title": "Big", "sections": [{"id": "s", "title": "S", "items": items}]}, file)
+    daemon.extra_args += ["--modules-dir", modules]
+    daemon.start()
+    return daemon
+
+
+def read_lines_until(pipe, last):
+    """Reads `pipe` until a complete line for which `last(line)` holds, the pipe ends or DEADLINE passes; returns
+    the complete lines read."""
+    end = time.monotonic() + DEADLINE
+    lines, partial = [], b""
+    while time.monotonic() < end:
+        if not select.select([pipe], [], [], POLL)[0]:
+            continue
+        chunk = os.read(pipe.fileno(), 1 << 16)
+        if not chunk:
+            break
+        *complete, partial = (partial + chunk).split(b"\n")
+        lines += complete
+        if any(last(line) for line in complete):
+            break
+    return lines
+
+
+@pytest.mark.parametrize("after", [None, "big:99999"], ids=["from-start", "after-resync"])
+def test_settingsctl_watch_restart_mid_current_values_prints_every_key(daemon_factory, after):
+    """The daemon goes away while settingsctl watch is printing the current values (it writes to a pipe nobody
+    reads, so it stalls early in them and the daemon waits for it): after the restart it asks for them again, from
+    where it asked before (no cursor; or the one given, ahead of the module, which resyncs), and every key is
+    printed; a `current` value's cursor is not one to resume from, as that would skip the keys not printed yet."""
+    daemon = big_module_daemon(daemon_factory)
+    env = {key: value for key, value in os.environ.items() if key != "VIPER_SETTINGS_SOCKET"}
+    env.update({"LC_ALL": "C.UTF-8", "NO_COLOR": "1"})
+    errors = open(os.path.join(daemon_factory.root, "watch.stderr"), "w+b")
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    command = [support.executable("settingsctl"), "--socket", daemon.socket_path, "--json", "watch"]
+    command += (["--after", after] if after else []) + ["big"]
+    watch = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=write_end, stderr=errors)
+    os.close(write_end)
+    pipe = os.fdopen(read_end, "rb", buffering=0)
+    try:
+        # Its first current value is out; it stalls writing the next ones, long before the last one.
+        lines = read_lines_until(pipe, lambda line: b'"event":"current"' in line)
+        assert lines and b'"event":"current"' in lines[-1], f"settingsctl watch printed no current value: {lines}"
+        daemon.kill()
+        daemon.start()
+        lines += read_lines_until(pipe, lambda line: b'"event":"ready"' in line)
+        events = [json.loads(line) for line in lines]
+        errors.seek(0)
+        stderr = errors.read().decode()
+        kinds = [event["event"] for event in events]
+        printed = {event["key"] for event in events if event["event"] == "current"}
+        missing = {f"big.s.k{index:04}" for index in range(BIG_KEYS)} - printed
+        assert not missing, f"{len(missing)} keys never printed, e.g. {sorted(missing)[:3]}; stderr: {stderr}"
+        # Lost before ready (one ready in all): the stream started again (some values twice, none skipped).
+        assert kinds.count("ready") == 1 and kinds[-1] == "ready", f"{kinds.count('ready')} ready events: {stderr}"
+        assert kinds.count("resync") == (2 if after else 0), kinds[:3]
+        resumed = f"resuming after cursor {after}" if after else "starting over"
+        assert f"reconnected to the settings daemon, {resumed}" in stderr, stderr
+    finally:
+        watch.kill()
+        watch.wait()
+        pipe.close()
+        errors.close()
 
 
 def test_half_closed_client_keeps_its_stream(daemon):

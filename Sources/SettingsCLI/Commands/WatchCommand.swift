@@ -21,7 +21,8 @@ package struct WatchCommand: ParsableCommand {
             change) starts over with a resync, as one of another daemon does.
 
             When the daemon goes away (restart, stop), watch says so on standard error, reconnects by itself and \
-            resumes after the last cursor it printed. Stop it with Ctrl-C.
+            resumes after the cursor of the last change or ready line it printed; lost before ready, it gets the \
+            current values again and prints them again (some twice, none skipped). Stop it with Ctrl-C.
 
             Examples:
               settingsctl watch network display.output.scale

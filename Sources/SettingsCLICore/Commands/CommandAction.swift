@@ -92,7 +92,11 @@ package enum CommandAction: Sendable, Hashable {
             return text
         case .dump(let modules, let effective):
             var parameters: [String: JSONValue] = [:]
-            if !modules.isEmpty { parameters["modules"] = .array(modules.map { .string($0) }) }
+            if !modules.isEmpty {
+                // `dump network network` asks for one module: each is sent once, in the order first given.
+                var seen: Set<String> = []
+                parameters["modules"] = .array(modules.filter { seen.insert($0).inserted }.map { .string($0) })
+            }
             if effective { parameters["effective"] = true }
             let model = try Self.request(client, .dump, .object(parameters), as: DumpViewModel.self)
             // A dump is JSON, with or without --json: the file load reads.

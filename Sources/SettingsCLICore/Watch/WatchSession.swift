@@ -3,8 +3,8 @@ import SettingsAPI
 import ViperPOSIX
 
 /// `settingsctl watch`: follows a `Watch` stream and prints each event, flushed, until interrupted; when the daemon
-/// goes away (a restart, a reload that closed the connection), reconnects and resumes after the last cursor, saying
-/// so on standard error.
+/// goes away (a restart, a reload that closed the connection), reconnects and resumes after the cursor of the last
+/// `ready` or `change` event, saying so on standard error.
 package struct WatchSession: Sendable {
     /// The socket.
     package var location: SocketLocator.Location
@@ -48,7 +48,10 @@ package struct WatchSession: Sendable {
                 }
                 connectedOnce = true
                 delay = 0.1
-                if event.event != .resync, !event.cursor.isEmpty { cursor = event.cursor }
+                // Only `ready` and `change` move the cursor: resuming after a `current` event's cursor (the
+                // module's revision) would skip the current values not received yet, with no resync to say so.
+                // Lost before `ready`, the watch asks again from where it asked before and prints them again.
+                if event.event == .ready || event.event == .change, !event.cursor.isEmpty { cursor = event.cursor }
             }
             switch outcome {
             case .failure(let failure) where failure.status != .unreachable || !connectedOnce:

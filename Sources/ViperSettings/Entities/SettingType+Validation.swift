@@ -140,7 +140,9 @@ extension SettingType {
             if Self.hasControlCharacters(text) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
-            if let choices, !choices.contains(text) {
+            // A choice exactly, byte for byte: a value that merely looks like one (another Unicode spelling) is not
+            // one of them, as a stored value is compared.
+            if let choices, !choices.contains(where: { $0.utf8.elementsEqual(text.utf8) }) {
                 throw ValueRejection("must be one of \(choices.joined(separator: ", "))")
             }
             if let maxLength, text.unicodeScalars.count > maxLength {

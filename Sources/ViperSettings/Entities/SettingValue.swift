@@ -1,6 +1,9 @@
 public import SettingsAPI
 
 /// A typed setting value. Plain data: no I/O.
+///
+/// Two values are equal only when they are the same value exactly (see ``==(_:_:)``), not when they merely look
+/// alike: a value set in another spelling is a change, stored, told to watchers and reproduced by dump and load.
 public enum SettingValue: Sendable, Hashable {
     case bool(Bool)
     case int(Int64)
@@ -37,4 +40,49 @@ public enum SettingValue: Sendable, Hashable {
         }
     }
 
+    // MARK: - Equatable, Hashable
+
+    /// Whether `lhs` and `rhs` are exactly the same value: strings with the same UTF-8 bytes (`"café"` spelled with
+    /// U+00E9 is not `"café"` spelled with "e" and U+0301, though `String`'s `==` finds them equal), doubles with the
+    /// same bits (`-0.0` is not `0.0`; no value is NaN, which the schema refuses), lists element by element so.
+    public static func == (lhs: SettingValue, rhs: SettingValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.bool(let left), .bool(let right)): left == right
+        case (.int(let left), .int(let right)): left == right
+        case (.double(let left), .double(let right)): left.bitPattern == right.bitPattern
+        case (.string(let left), .string(let right)): left.utf8.elementsEqual(right.utf8)
+        case (.strings(let left), .strings(let right)):
+            left.count == right.count && zip(left, right).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+        case (.bool, _), (.int, _), (.double, _), (.string, _), (.strings, _): false
+        }
+    }
+
+    /// Hashes what ``==(_:_:)`` compares: the bytes of strings, the bits of doubles.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .bool(let value):
+            hasher.combine(0)
+            hasher.combine(value)
+        case .int(let value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case .double(let value):
+            hasher.combine(2)
+            hasher.combine(value.bitPattern)
+        case .string(let value):
+            hasher.combine(3)
+            Self.combine(value, into: &hasher)
+        case .strings(let values):
+            hasher.combine(4)
+            hasher.combine(values.count)
+            for value in values { Self.combine(value, into: &hasher) }
+        }
+    }
+
+    /// Hashes the UTF-8 bytes of `text`, and their count so that a list's items stay apart.
+    private static func combine(_ text: String, into hasher: inout Hasher) {
+        var text = text
+        hasher.combine(text.utf8.count)
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 }

@@ -13,10 +13,12 @@ public struct TransferPresenter: Sendable {
     }
 
     /// Shows the dump of `modules` (every module when empty) on `view`; an unknown module is `NoSuchModule`.
+    ///
+    /// A module named more than once is dumped once: the reply holds each module once anyway, and building the same
+    /// dump again for every repeat would let one small call keep the daemon busy for every other client.
     public func dump(modules: [String], effective: Bool, on view: any SettingsViewProtocol) async {
-        let names = modules.isEmpty ? self.presenters.keys.sorted() : modules
         var dumps: [String: ModuleDumpViewModel] = [:]
-        for name in names {
+        for name in modules.isEmpty ? self.presenters.keys.sorted() : modules where dumps[name] == nil {
             guard let presenter = self.presenters[name] else {
                 await view.display(failure: .noSuchModule(module: name))
                 return
