@@ -11,7 +11,9 @@ struct ServedSchemaTracker: Sendable {
     /// At start: records, as changes of the modules, what differs between `kept` (the schemas the state directory
     /// kept from the last run, read before `catalog` was loaded) and `catalog`'s, then keeps `catalog`'s. Nothing is
     /// recorded on a first start (nothing kept): a module without a kept schema counts as added only when others
-    /// were kept.
+    /// were kept. A module whose kept schema cannot be read (an empty file a crash left, one edited) was served with
+    /// a schema that is unknown: its watchers start over from its current values (a resync) rather than hear of
+    /// every key as added.
     func start(kept: [String: [UInt8]], catalog: ModuleCatalog, builder: SettingsModuleBuilder, maxValueSize: Int) async
     {
         let sources = catalog.currentSources
@@ -19,6 +21,7 @@ struct ServedSchemaTracker: Sendable {
         if !kept.isEmpty {
             let served = Dictionary(current.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             var previous: [ModuleSchema] = []
+            var unknown: Set<String> = []
             for (module, bytes) in kept.sorted(by: { $0.key < $1.key }) {
                 if sources[module] == bytes, let schema = served[module] {
                     previous.append(schema)
@@ -29,16 +32,24 @@ struct ServedSchemaTracker: Sendable {
                         try ModuleCatalogLoader.schema(name: module, bytes: bytes).limitingValueSize(to: maxValueSize)
                     )
                 } catch {
+                    unknown.insert(module)
+                    let isServed = served[module] != nil
                     self.logger.warning(
                         """
                         The schema module \(module) was last served with (\(self.store.path)/\(module).json) cannot \
-                        be read: \(error); what the schema now served changed in its values is not told to watchers
+                        be read: \(error); what the schema now served changed in its values cannot be told to \
+                        watchers\(isServed ? ", they start over from its current values (a resync)" : "")
                         """,
                         metadata: ["module": "\(module)"]
                     )
                 }
             }
-            await builder.adopt(schemas: current, previous: previous, addedModulesAreNew: true)
+            await builder.adopt(
+                schemas: current,
+                previous: previous,
+                unknownPrevious: unknown,
+                addedModulesAreNew: true
+            )
         }
         self.keep(sources, kept: kept)
     }

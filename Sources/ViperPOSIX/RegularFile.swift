@@ -2,7 +2,7 @@ import Glibc
 
 /// Reads a whole regular file, and never waits on something that is not one: the file is opened with `O_NONBLOCK`
 /// (opening a FIFO for reading otherwise blocks until a writer comes, which a signal does not end), checked with
-/// `fstat` to be a regular file, then read. Symbolic links are followed.
+/// `fstat` to be a regular file, then read. Symbolic links are followed unless asked not to.
 ///
 /// ```swift
 /// guard let bytes = try RegularFile.contents(of: "/etc/viper-settings/viper-settingsd.conf") else { … }
@@ -26,11 +26,17 @@ public enum RegularFile {
 
     /// The whole content of the regular file at `path`, or `nil` when nothing is there. Blocks on the disk, never on
     /// a FIFO or a device. A file longer than `limit` bytes is not read to its end: it fails with `read` and
-    /// `EFBIG` ("File too large").
-    public static func contents(of path: String, limit: Int = .max) throws(Failure) -> [UInt8]? {
+    /// `EFBIG` ("File too large"). With `followingLinks` false, a symbolic link at `path` fails with `open` and
+    /// `ELOOP`.
+    public static func contents(
+        of path: String,
+        limit: Int = .max,
+        followingLinks: Bool = true
+    ) throws(Failure) -> [UInt8]? {
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW)
         var descriptor: Int32
         repeat {
-            descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+            descriptor = Glibc.open(path, flags)
         } while descriptor < 0 && Glibc.errno == EINTR
         if descriptor < 0 {
             let code = Glibc.errno

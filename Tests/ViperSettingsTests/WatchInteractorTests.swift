@@ -519,6 +519,25 @@ struct WatchModulesChangedTests {
         #expect(extra.revision == 1)
         #expect(extra.history.record(at: 1)?.changes.map(\.path) == ["s.a"])
     }
+
+    @Test("at start, a module whose schema before is unknown: its history starts over (resync), no key told as added")
+    func unknownPrevious() async throws {
+        _ = try await self.repository.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(9)], revision: $0.revision + 1)
+        }
+        await self.builder.adopt(
+            schemas: [Fixtures.network, Self.extra],
+            previous: [Self.extra],
+            unknownPrevious: ["network"],
+            addedModulesAreNew: true
+        )
+        let network = try await self.repository.state(of: "network")
+        #expect(network.revision == 2 && network.local == ["proxy.port": .int(9)])
+        #expect(network.history.record(at: 2) == nil, "no change is made up")
+        #expect(network.history.records(after: 1) == nil, "a watcher resuming from before gets a resync")
+        #expect(network.history.records(after: 2)?.isEmpty == true)
+        #expect(try await self.repository.state(of: "extra").revision == 0, "a known schema, unchanged")
+    }
 }
 
 /// The schemas served, changed by a test as a reload changes them.

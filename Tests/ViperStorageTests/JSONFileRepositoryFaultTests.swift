@@ -69,6 +69,75 @@ struct JSONFileRepositoryFaultTests {
         await repository.close()
     }
 
+    @Test(
+        "on a full disk, a failed first write of a module leaves no journal behind",
+        .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
+    )
+    func fullDiskFirstWriteLeavesNoJournal() async throws {
+        let disk = try FullDisk()
+        let directory = "\(disk.path)/state"
+        let repository = makeRepository(directory)
+        _ = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(1)], revision: $0.revision + 1)
+        }
+        try disk.fill()
+        for _ in 0..<2 {
+            await #expect(throws: StorageError.self) {
+                try await repository.update(module: "updates") {
+                    LocalChange(set: ["policy.check-interval": .int(5)], revision: $0.revision + 1)
+                }
+            }
+            #expect(!Files.exists("\(directory)/updates.journal"), "a failed write leaves nothing behind")
+        }
+        #expect(try await repository.state(of: "updates").revision == 0)
+        disk.free()
+        let after = try await repository.update(module: "updates") {
+            LocalChange(set: ["policy.check-interval": .int(5)], revision: $0.revision + 1)
+        }
+        #expect(after.after.revision == 1)
+        #expect(try await makeRepository(directory).state(of: "updates").local["policy.check-interval"] == .int(5))
+        await repository.close()
+    }
+
+    @Test(
+        "a corrupt snapshot whose repair cannot be written (full disk) stays in place: the revision never goes back",
+        .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
+    )
+    func fullDiskRepairKeepsTheRevisionFloor() async throws {
+        let disk = try FullDisk()
+        let directory = "\(disk.path)/state"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let snapshot = "\(directory)/network.json"
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 50, "local": {"proxy.port": 1}}garbage"#,
+            to: snapshot
+        )
+        try disk.fill()
+        let recorder = LogRecorder()
+        let repository = makeRepository(directory, recorder: recorder)
+        #expect(try await repository.state(of: "network").revision == 51)
+        await #expect(throws: StorageError.self) {
+            try await repository.update(module: "network") {
+                LocalChange(set: ["proxy.port": .int(9)], revision: $0.revision + 1)
+            }
+        }
+        #expect(Files.exists(snapshot), "the corrupt snapshot stays until its repair is durable")
+        #expect(!Files.exists("\(snapshot).corrupt-\(testTimestamp)"))
+        #expect(recorder.messages(at: .error).contains { $0.contains("stays in place") })
+        // A restart meanwhile finds the same floor.
+        #expect(try await makeRepository(directory).state(of: "network").revision == 51)
+
+        disk.free()
+        let after = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(9)], revision: $0.revision + 1)
+        }
+        #expect(after.after.revision == 52, "revision \(after.after.revision) after 51 was served")
+        #expect(Files.exists("\(snapshot).corrupt-\(testTimestamp)"))
+        let restarted = try await makeRepository(directory).state(of: "network")
+        #expect(restarted.revision == 52 && restarted.local["proxy.port"] == .int(9))
+        await repository.close()
+    }
+
     @Test("a module at the highest revision refuses writes with a clear error instead of crashing")
     func highestRevision() async throws {
         try Files.write(

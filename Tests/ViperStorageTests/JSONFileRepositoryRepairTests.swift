@@ -156,6 +156,53 @@ struct JSONFileRepositoryRepairTests {
         #expect(try await repository.state(of: "display").revision == 1)
     }
 
+    @Test(
+        "a state file that is a symbolic link is a file of the wrong kind: named, not read, writes refused",
+        arguments: ["network.json", "network.journal", "network.remote.json"]
+    )
+    func stateFileIsASymbolicLink(name: String) async throws {
+        let elsewhere = self.scratch.file("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        let directory = self.scratch.file("state")
+        try await self.writeHistory(directory)
+        let link = "\(directory)/\(name)"
+        // What the link points to is a file of the same module, with values the module never had.
+        let target = "\(elsewhere)/\(name)"
+        try? FileManager.default.removeItem(atPath: link)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let planted: String =
+            switch name {
+            case "network.journal": journalLine(revision: 9, set: ["proxy.port": 99])
+            case "network.json": #"{"format": 1, "module": "network", "revision": 9, "local": {"proxy.port": 99}}"#
+            default: #"{"format": 1, "module": "network", "revision": 9, "recommended": {"proxy.port": 99}}"#
+            }
+        try Files.write(planted, to: target)
+
+        let recorder = LogRecorder()
+        let repository = makeRepository(directory, recorder: recorder)
+        let problems = await repository.problems(modules: ["network"])
+        #expect(
+            problems.count == 1
+                && problems.first?.message.hasPrefix("\(link) is a symbolic link (to \(target))") == true
+        )
+        let state = try await repository.state(of: "network")
+        #expect(state.local["proxy.port"] != .int(99) && state.recommended["proxy.port"] == nil, "not read through")
+        #expect(recorder.messages(at: .error).contains { $0.contains("\(link) is a symbolic link") })
+        let error = await #expect(throws: StorageError.self) {
+            try await repository.update(module: "network") {
+                LocalChange(set: ["proxy.port": .int(1)], revision: $0.revision + 1)
+            }
+        }
+        #expect(error?.message.contains("\(link) is a symbolic link") == true, "\(String(describing: error))")
+        #expect(try Files.read(target) == planted, "nothing written through the link")
+        // Putting the file itself there is enough.
+        try FileManager.default.removeItem(atPath: link)
+        try FileManager.default.moveItem(atPath: target, toPath: link)
+        _ = try await repository.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(1)], revision: $0.revision + 1)
+        }
+    }
+
     @Test("NAME.json unusable: the revision served stays at the journal's; once fixed, watchers are told to start over")
     func snapshotUnusableThenFixed() async throws {
         try FileManager.default.createDirectory(

@@ -138,12 +138,33 @@ struct ServedSchemaStoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.path) == ["network.json"], "no leftovers")
     }
 
-    @Test("a kept copy larger than a schema file may be is left out without being read to its end")
+    @Test("a kept copy larger than a schema file may be is given as no bytes, without being read to its end")
     func oversizedCopy() throws {
         let store = ServedSchemaStore(stateDirectory: self.scratch.path)
         try store.record(["network": Array("{}".utf8), "power": Array("{}".utf8)])
         try #require(truncate("\(store.path)/power.json", 1 << 40) == 0)  // sparse: 1 TiB read whole
-        #expect(store.read() == ["network": Array("{}".utf8)])
+        #expect(store.read() == ["network": Array("{}".utf8), "power": []])
+    }
+
+    @Test("a kept copy that cannot be read is given as no bytes (its module was served), not left out")
+    func unreadableCopy() throws {
+        let store = ServedSchemaStore(stateDirectory: self.scratch.path)
+        try store.record(["network": Array("{}".utf8), "power": Array("{}".utf8)])
+        try FileManager.default.removeItem(atPath: "\(store.path)/power.json")
+        try FileManager.default.createDirectory(
+            atPath: "\(store.path)/power.json",
+            withIntermediateDirectories: false
+        )
+        #expect(store.read() == ["network": Array("{}".utf8), "power": []])
+    }
+
+    @Test("each copy is written durably: the file synced before its rename, then the folder")
+    func durableCopies() throws {
+        let store = ServedSchemaStore(stateDirectory: self.scratch.path)
+        try store.record(["network": Array("{}".utf8), "power": Array("{}".utf8)])
+        #expect(store.syncCount == 3, "two files and the folder")
+        try store.record(["network": Array("{\"a\":1}".utf8), "power": Array("{}".utf8)])
+        #expect(store.syncCount == 5, "the changed file and the folder")
     }
 
     @Test("nothing is recorded while another daemon holds the state directory")

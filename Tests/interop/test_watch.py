@@ -367,6 +367,33 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     assert {event["revision"] for event in added} == {removal + 1}, events
 
 
+def test_unreadable_kept_schema_resyncs_the_watchers_of_its_module(daemon_factory):
+    """The copy of a module's schema kept in STATE/schemas is empty (as a crash could leave it) at a start: the
+    schema the module was served with is unknown, so a watcher that resumes after its cursor gets a resync and the
+    current values, not every key told as added; the other modules tell nothing, and the copy is written anew."""
+    daemon = daemon_factory(start=False)
+    daemon.start()
+    settingsctl(daemon, "set", PORT, "9")
+    with reference_proxy(daemon) as watcher:
+        network = until_ready(watcher.Watch(keys=["network"], _more=True))[-1]["cursor"]
+    with reference_proxy(daemon) as watcher:
+        display = until_ready(watcher.Watch(keys=["display"], _more=True))[-1]["cursor"]
+    daemon.stop_and_check()
+    kept = daemon.state_dir / "schemas" / "network.json"
+    kept.write_bytes(b"")
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["network"], after=network, _more=True))
+    assert events[0]["event"] == "resync", events
+    assert not any(event["event"] == "change" for event in events), events
+    current = {event["key"]: event for event in events if event["event"] == "current"}
+    assert current[PORT]["value"] == 9, events
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["display"], after=display, _more=True))
+    assert [event["event"] for event in events] == ["ready"], events
+    assert kept.read_bytes() == (support.MODULES_DIR / "network.json").read_bytes()
+
+
 def test_schema_rejected_at_start_serves_the_module_as_last_served(daemon_factory):
     """A schema file the daemon now rejects (an unknown key) at a start: the module is served as it was last
     served, as a reload keeps the previous version; watchers hear of no removal, its values stay."""

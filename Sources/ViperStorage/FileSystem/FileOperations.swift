@@ -6,13 +6,16 @@ import ViperPOSIX
 ///
 /// Every function blocks; call them on a thread pool, never on the cooperative pool.
 enum FileOperations {
-    /// The whole content of a regular file, or `nil` when it does not exist. Never waits on a FIFO or a device:
-    /// something other than a regular file is an error (see ``RegularFile``).
+    /// The whole content of a regular file, or `nil` when it does not exist. Never waits on a FIFO or a device, and
+    /// never reads through a symbolic link (as state files are never written through one): something other than a
+    /// regular file is an error (see ``RegularFile``).
     static func readFile(_ path: String) throws(StorageError) -> [UInt8]? {
         do {
-            return try RegularFile.contents(of: path)
+            return try RegularFile.contents(of: path, followingLinks: false)
         } catch {
             switch error {
+            case .system("open", ELOOP):
+                throw StorageError("\(path) is a symbolic link, expected a file; move it out of the way", errno: ELOOP)
             case .system(let operation, let code): throw .system(operation, path, errno: code)
             case .notRegularFile(let kind):
                 throw StorageError("\(path) is \(kind), expected a file; move it out of the way", errno: EINVAL)
@@ -166,6 +169,12 @@ enum FileOperations {
         }
     }
 
+    /// Whether a symbolic link is at `path` (`lstat`), whatever it points to.
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return Glibc.lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
     /// Whether anything exists at `path` (without following a final symbolic link).
     static func exists(_ path: String) -> Bool {
         var info = stat()
@@ -181,6 +190,15 @@ enum FileOperations {
     /// Removes a file; a missing file is not an error.
     static func removeIfPresent(_ path: String) {
         _ = Glibc.unlink(path)
+    }
+
+    /// Removes a file; a missing file is not an error, any other failure is.
+    static func remove(_ path: String) throws(StorageError) {
+        guard Glibc.unlink(path) == 0 else {
+            let code = Glibc.errno
+            if code == ENOENT { return }
+            throw .system("unlink", path, errno: code)
+        }
     }
 
     /// Closes a descriptor, ignoring errors (there is nothing left to sync).

@@ -57,9 +57,18 @@ struct StateDirectory: Sendable {
         }
     }
 
-    /// Why a module file cannot be used: something other than a regular file is at `path`. `nil` when it is a
-    /// file or missing.
+    /// Why a module file cannot be used: something other than a regular file is at `path` (a symbolic link too,
+    /// whatever it points to: the daemon never writes through one, so it does not read through one either). `nil`
+    /// when it is a file or missing.
     func fileProblem(_ path: String) -> StorageError? {
+        if FileOperations.isSymbolicLink(path) {
+            let target = FileOperations.linkTarget(path).map { " (to \($0))" } ?? ""
+            return StorageError(
+                "\(path) is a symbolic link\(target), expected a file: the daemon neither reads nor writes its state "
+                    + "files through links; move it out of the way (or put the file itself there)",
+                errno: ELOOP
+            )
+        }
         guard let kind = FileOperations.kind(path) else { return nil }
         if kind.isFile {
             // The daemon reads the file at the module's first access and writes it (or beside it) on a change.
@@ -151,12 +160,25 @@ struct StateDirectory: Sendable {
     /// renames it over `file`. The caller syncs the directory to make the new name durable. The temporary file is
     /// removed on failure.
     func replace(_ file: String, with bytes: [UInt8], temporary: String, sync: Bool = true) throws(StorageError) {
+        try self.replace(file, with: bytes, temporary: temporary, sync: sync) { () throws(StorageError) in }
+    }
+
+    /// ``replace(_:with:temporary:sync:)``, calling `beforeRename` once the temporary file is written (and synced);
+    /// a failure of `beforeRename` leaves `file` as it was.
+    private func replace(
+        _ file: String,
+        with bytes: [UInt8],
+        temporary: String,
+        sync: Bool,
+        beforeRename: () throws(StorageError) -> Void
+    ) throws(StorageError) {
         do throws(StorageError) {
             try self.create()
             let descriptor = try Self.createNew(temporary)
             defer { FileOperations.close(descriptor) }
             try FileOperations.writeAll(descriptor, bytes, path: temporary)
             if sync { try self.sync(descriptor, path: temporary) }
+            try beforeRename()
             try FileOperations.rename(temporary, to: file)
         } catch {
             FileOperations.removeIfPresent(temporary)
@@ -164,6 +186,23 @@ struct StateDirectory: Sendable {
         }
     }
 
+    /// Replaces a corrupt snapshot with `bytes`, keeping the corrupt one as `NAME.json.corrupt-TIMESTAMP`, and
+    /// returns that path. The new snapshot is written and synced first, then the corrupt one gets its second name (a
+    /// hard link) and the new one is renamed over the first, then the directory is synced: whatever fails, or
+    /// wherever a crash stops it, `NAME.json` holds the corrupt snapshot or the new one, never nothing, so the
+    /// revisions it names are not forgotten.
+    func replaceCorruptSnapshot(_ bytes: [UInt8], module: String, timestamp: String) throws(StorageError) -> String {
+        let file = self.snapshotPath(module)
+        let aside = Self.asideName(file, timestamp: timestamp)
+        try self.replace(file, with: bytes, temporary: self.temporaryPath(module), sync: true) {
+            () throws(StorageError) in
+            guard Glibc.link(file, aside) == 0 else {
+                throw .system("link", "\(file) to \(aside)", errno: Glibc.errno)
+            }
+        }
+        try self.syncDirectory()
+        return aside
+    }
     /// Creates `path` anew for writing: whatever is there (a file a crash left, or a symbolic link someone who can
     /// write the directory planted, to make the daemon write through it into a file of root's) is removed first,
     /// and the file is opened with `O_EXCL | O_NOFOLLOW`, so that nothing but a new file is ever written.
@@ -182,6 +221,14 @@ struct StateDirectory: Sendable {
     /// Renames a file that did not parse to `FILE.corrupt-TIMESTAMP` (with a `-2`, `-3`… suffix should that name be
     /// taken) and syncs the directory; returns the new path.
     func moveAside(_ file: String, timestamp: String) throws(StorageError) -> String {
+        let destination = Self.asideName(file, timestamp: timestamp)
+        try FileOperations.rename(file, to: destination)
+        try self.syncDirectory()
+        return destination
+    }
+
+    /// `FILE.corrupt-TIMESTAMP`, or with a `-2`, `-3`… suffix when that name is taken.
+    private static func asideName(_ file: String, timestamp: String) -> String {
         let base = "\(file).corrupt-\(timestamp)"
         var destination = base
         var suffix = 2
@@ -189,8 +236,6 @@ struct StateDirectory: Sendable {
             destination = "\(base)-\(suffix)"
             suffix += 1
         }
-        try FileOperations.rename(file, to: destination)
-        try self.syncDirectory()
         return destination
     }
 }

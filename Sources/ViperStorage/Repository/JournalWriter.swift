@@ -66,10 +66,13 @@ struct JournalWriter: Sendable {
         var newNames: [Int] = []
         /// The journal's size before each append: what a failure cuts it back to.
         var starts: [Int?] = []
+        /// Whether each append created its journal: a failure removes it rather than leave an empty file behind.
+        var created: [Bool] = []
         for append in appends {
             let path = self.directory.journalPath(append.module)
             var outcome = Outcome(module: append.module, descriptor: append.descriptor)
             var start: Int?
+            var createdJournal = false
             if !append.bytes.isEmpty || append.cutTo != nil {
                 do {
                     // Every batch checks that the directory is the one it wrote in before.
@@ -85,6 +88,7 @@ struct JournalWriter: Sendable {
                         let opened = try FileOperations.openForAppend(path)
                         outcome.descriptor = opened.descriptor
                         if opened.created {
+                            createdJournal = true
                             newNames.append(outcomes.count)
                             if append.journalBytes > 0 { outcome.journalLost = true }
                         }
@@ -107,6 +111,7 @@ struct JournalWriter: Sendable {
                 }
             }
             starts.append(start)
+            created.append(createdJournal)
             outcomes.append(outcome)
         }
         for index in outcomes.indices where outcomes[index].error == nil && !appends[index].bytes.isEmpty {
@@ -142,18 +147,30 @@ struct JournalWriter: Sendable {
         }
         for index in outcomes.indices {
             if outcomes[index].error != nil {
-                // Leave no trace of the failed records that a restart could replay.
-                outcomes[index].pendingCut = self.cutBack(
-                    appends[index].module,
-                    descriptor: outcomes[index].descriptor,
-                    to: starts[index] ?? appends[index].cutTo
-                )
-                if let descriptor = outcomes[index].descriptor { FileOperations.close(descriptor) }
+                // Leave no trace of the failed records that a restart could replay, nor the journal they created.
+                if created[index] {
+                    outcomes[index].pendingCut = self.removeCreated(
+                        appends[index].module,
+                        descriptor: outcomes[index].descriptor
+                    )
+                } else {
+                    outcomes[index].pendingCut = self.cutBack(
+                        appends[index].module,
+                        descriptor: outcomes[index].descriptor,
+                        to: starts[index] ?? appends[index].cutTo
+                    )
+                    if let descriptor = outcomes[index].descriptor { FileOperations.close(descriptor) }
+                }
                 outcomes[index].descriptor = nil
             } else {
                 outcomes[index].journalBytes = starts[index].map { $0 + appends[index].bytes.count }
                 if outcomes[index].journalLost {
-                    self.recover(&outcomes[index], append: appends[index], start: starts[index])
+                    self.recover(
+                        &outcomes[index],
+                        append: appends[index],
+                        start: starts[index],
+                        created: created[index]
+                    )
                 } else if let state = appends[index].compactTo {
                     outcomes[index].compaction = self.compact(
                         appends[index].module,
@@ -168,15 +185,39 @@ struct JournalWriter: Sendable {
 
     /// After a journal was found removed: its records exist only in memory, so the module's whole state is written
     /// as the snapshot (and the new journal emptied); when that fails, the batch fails and leaves no trace.
-    private func recover(_ outcome: inout Outcome, append: Append, start: Int?) {
+    private func recover(_ outcome: inout Outcome, append: Append, start: Int?, created: Bool) {
         switch self.compact(append.module, descriptor: outcome.descriptor, to: append.state) {
         case .done, .notRequested:
             outcome.compaction = self.compacted(append.state)
         case .snapshotFailed(let error), .journalFailed(let error):
             outcome.error = error
-            outcome.pendingCut = self.cutBack(append.module, descriptor: outcome.descriptor, to: start)
-            if let descriptor = outcome.descriptor { FileOperations.close(descriptor) }
+            if created {
+                outcome.pendingCut = self.removeCreated(append.module, descriptor: outcome.descriptor)
+            } else {
+                outcome.pendingCut = self.cutBack(append.module, descriptor: outcome.descriptor, to: start)
+                if let descriptor = outcome.descriptor { FileOperations.close(descriptor) }
+            }
             outcome.descriptor = nil
+        }
+    }
+
+    /// Removes the journal a failed batch created (a module's first write, on a full disk), so that a failed write
+    /// leaves nothing behind: it is emptied and synced first (a crash before the directory is synced cannot bring
+    /// back its records), closed, then removed and the directory synced. Returns 0 when that failed (the next write
+    /// empties the journal before appending), else `nil`.
+    func removeCreated(_ module: String, descriptor: Int32?) -> Int? {
+        let path = self.directory.journalPath(module)
+        do {
+            if let descriptor {
+                defer { FileOperations.close(descriptor) }
+                try FileOperations.truncate(descriptor, to: 0, path: path)
+                try self.directory.sync(descriptor, path: path)
+            }
+            try FileOperations.remove(path)
+            try self.directory.syncDirectory()
+            return nil
+        } catch {
+            return 0
         }
     }
 

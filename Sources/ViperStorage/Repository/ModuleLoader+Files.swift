@@ -33,9 +33,7 @@ extension ModuleLoader {
                 bytes: bytes,
                 reason: error.reason,
                 consequence: "the module starts from its journal alone",
-                loaded: &loaded,
-                repair: &repair,
-                logger: logger
+                repair: &repair
             )
         }
         return true
@@ -112,43 +110,25 @@ extension ModuleLoader {
                 bytes: bytes,
                 reason: error.reason,
                 consequence: "the module starts without remote layers until the next remote update",
-                loaded: &loaded,
-                repair: &repair,
-                logger: logger
+                repair: &repair
             )
         }
     }
 
-    /// Moves the corrupt `kind` at `path` aside and logs it with what the module does without it; the revisions the
-    /// file's text still shows count for the repair (revisions never go back). A file that cannot be moved aside
-    /// makes the module refuse writes.
+    /// Notes the corrupt `kind` at `path`, to be moved aside once the repair is durable (see ``finishRepair``); the
+    /// revisions the file's text still shows count for the repair (revisions never go back). Until then the file
+    /// stays where it is, so that a repair that cannot be written (a full disk) leaves the next load the same
+    /// revision floor.
     private func setAside(
         _ path: String,
         kind: String,
         bytes: [UInt8],
         reason: String,
         consequence: String,
-        loaded: inout LoadedModule,
-        repair: inout Repair,
-        logger: Logger
+        repair: inout Repair
     ) {
         repair.lostText = true
         repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[...]) ?? 0)
-        do {
-            let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
-            logger.error(
-                "The \(kind) \(path) is corrupt (\(reason)); moved aside to \(aside), \(consequence)",
-                metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(reason)"]
-            )
-        } catch let failure {
-            logger.error(
-                """
-                The \(kind) \(path) is corrupt (\(reason)) and could not be moved aside: \(failure); writes to the \
-                module are refused
-                """,
-                metadata: ["file": "\(path)", "reason": "\(reason)"]
-            )
-            loaded.failure = loaded.failure ?? failure
-        }
+        repair.corrupt.append(CorruptFile(path: path, kind: kind, reason: reason, consequence: consequence))
     }
 }

@@ -21,7 +21,8 @@ struct LoadedModule: Sendable {
 ///   error names the path and the problem; the module serves what its other files hold (not the journal without
 ///   its snapshot) and refuses writes with that error.
 /// - A snapshot that does not parse, has the wrong shape or names another module is moved aside to
-///   `NAME.json.corrupt-TIMESTAMP`; the module starts empty, then the journal is replayed.
+///   `NAME.json.corrupt-TIMESTAMP` once the fresh snapshot that replaces it is durable; the module starts empty,
+///   then the journal is replayed.
 /// - A torn last journal line (no newline) is dropped and the file cut after the last good line: it is an append
 ///   that never completed, so never acknowledged.
 /// - Any other bad line (unparsable, or a revision below the line's before it), the last one included: the records
@@ -30,13 +31,15 @@ struct LoadedModule: Sendable {
 /// - Stored values that are not valid setting values are skipped; values that break the module's schema are kept
 ///   (the schema may change back) but each is logged (see ``StoredValueCheck``).
 /// - The remote file `NAME.remote.json` gives the recommended and mandatory layers; when it does not parse, has the
-///   wrong shape or names another module, it is moved aside to `NAME.remote.json.corrupt-TIMESTAMP` and the module
-///   starts without remote layers (the next remote update writes them anew).
+///   wrong shape or names another module, it is moved aside to `NAME.remote.json.corrupt-TIMESTAMP` (once the fresh
+///   snapshot is durable) and the module starts without remote layers (the next remote update writes them anew).
 ///
 /// Revisions never go back: the module's revision is the greatest of the snapshot's, the journal's (each record
 /// raises it, none lowers it) and the remote file's. After a repair that set text aside, it is moved above every
 /// revision that text names (read with ``RevisionScan``), and a fresh snapshot records it, so that no revision a
-/// client was given is reused for another state.
+/// client was given is reused for another state. A corrupt file is moved aside only once that snapshot is durable:
+/// when it cannot be written (a full disk), the corrupt file stays in place, the module refuses writes, and the next
+/// load finds the same revisions again.
 struct ModuleLoader: Sendable {
     let directory: StateDirectory
     let logger: Logger
@@ -66,6 +69,18 @@ struct ModuleLoader: Sendable {
         var journalStartsCompacted = false
         /// The revision of the snapshot, when it was read.
         var snapshotRevision: Int64?
+        /// The snapshot and remote file found corrupt, to be moved aside once the fresh snapshot is durable.
+        var corrupt: [CorruptFile] = []
+    }
+
+    /// A state file that does not parse, to be moved aside.
+    struct CorruptFile {
+        var path: String
+        /// "snapshot", "remote file".
+        var kind: String
+        var reason: String
+        /// What the module does without it, for the log.
+        var consequence: String
     }
 
     struct BadJournal {
@@ -121,7 +136,8 @@ struct ModuleLoader: Sendable {
                     metadata: ["file": "\(self.directory.snapshotPath(module))"]
                 )
             }
-        } else if let bytes = try? FileOperations.readFile(self.directory.journalPath(module)),
+        } else if self.directory.fileProblem(self.directory.journalPath(module)) == nil,
+            let bytes = try? FileOperations.readFile(self.directory.journalPath(module)),
             let highest = RevisionScan.highest(in: bytes[...])
         {
             // The journal is not replayed onto nothing, but the revision it shows was given out: the state served
@@ -167,7 +183,8 @@ struct ModuleLoader: Sendable {
     }
 
     /// Moves the revision above everything lost, and writes the fresh snapshot that records it (and the journal's
-    /// good records, when the journal is set aside).
+    /// good records, when the journal is set aside); only then moves the corrupt files aside, so that a snapshot that
+    /// cannot be written leaves them, and the revisions they name, for the next load.
     private func finishRepair(_ module: String, of loaded: inout LoadedModule, repair: Repair, logger: Logger) {
         guard repair.lostText else { return }
         let floor = repair.highest.incrementedSaturating
@@ -182,8 +199,23 @@ struct ModuleLoader: Sendable {
         }
         loaded.state.history.settle(at: loaded.state.revision)
         let path = self.directory.journalPath(module)
+        var pending = repair.corrupt
         do {
-            try self.directory.writeSnapshot(ModuleSnapshot.encode(module: module, state: loaded.state), module: module)
+            let bytes = ModuleSnapshot.encode(module: module, state: loaded.state)
+            if let index = pending.firstIndex(where: { $0.path == self.directory.snapshotPath(module) }) {
+                let aside = try self.directory.replaceCorruptSnapshot(
+                    bytes,
+                    module: module,
+                    timestamp: self.timestamp()
+                )
+                self.logMovedAside(pending.remove(at: index), to: aside, logger: logger)
+            } else {
+                try self.directory.writeSnapshot(bytes, module: module)
+            }
+            while let file = pending.first {
+                let aside = try self.directory.moveAside(file.path, timestamp: self.timestamp())
+                self.logMovedAside(pending.removeFirst(), to: aside, logger: logger)
+            }
             guard let bad = repair.journalToSetAside else { return }
             let aside = try self.directory.moveAside(path, timestamp: self.timestamp())
             loaded.journalRecords = 0
@@ -196,6 +228,15 @@ struct ModuleLoader: Sendable {
                 metadata: ["file": "\(path)", "moved_to": "\(aside)", "reason": "\(bad.reason)"]
             )
         } catch {
+            for file in pending {
+                logger.error(
+                    """
+                    The \(file.kind) \(file.path) is corrupt (\(file.reason)) and stays in place: the repair could \
+                    not be written (\(error)); \(file.consequence), writes to the module are refused
+                    """,
+                    metadata: ["file": "\(file.path)", "reason": "\(file.reason)"]
+                )
+            }
             let what =
                 repair.journalToSetAside.map {
                     "Line \($0.line) of the journal \(path) is corrupt (\($0.reason)) and could not be set aside"
@@ -203,5 +244,13 @@ struct ModuleLoader: Sendable {
             logger.error("\(what): \(error); serving what was read, writes to the module are refused")
             loaded.failure = loaded.failure ?? error
         }
+    }
+
+    /// Logs that the corrupt `file` was moved aside to `aside`.
+    private func logMovedAside(_ file: CorruptFile, to aside: String, logger: Logger) {
+        logger.error(
+            "The \(file.kind) \(file.path) is corrupt (\(file.reason)); moved aside to \(aside), \(file.consequence)",
+            metadata: ["file": "\(file.path)", "moved_to": "\(aside)", "reason": "\(file.reason)"]
+        )
     }
 }

@@ -19,25 +19,29 @@ public struct ServedSchemaStore: Sendable {
         self.lock = lock
     }
 
+    /// How many `fsync` calls the store made, of files and of the folder (for tests).
+    package var syncCount: Int { self.directory.syncCount }
+
     /// The schema files kept, by module; empty when there are none (a first start, or an earlier version). A file
-    /// that cannot be read is left out.
+    /// that cannot be read (not a regular file, no permission, too large) is given as no bytes, which no schema is:
+    /// its module was served, with a schema that is not known any more.
     public func read() -> [String: [UInt8]] {
         guard let names = try? FileOperations.directoryEntries(self.path) else { return [:] }
         var sources: [String: [UInt8]] = [:]
         for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let file = "\(self.path)/\(name)"
             // No schema larger than a schema file may be was ever served: a larger file is not read to its end.
-            guard FileOperations.kind(file)?.isFile == true,
-                let bytes = try? RegularFile.contents(of: file, limit: ModuleCatalogLoader.maximumFileSize)
-            else { continue }
-            sources[String(name.dropLast(".json".count))] = bytes
+            let bytes =
+                FileOperations.kind(file)?.isFile == true
+                ? try? RegularFile.contents(of: file, limit: ModuleCatalogLoader.maximumFileSize) : nil
+            sources[String(name.dropLast(".json".count))] = bytes ?? []
         }
         return sources
     }
 
-    /// Makes the store hold exactly `sources`: each file that differs is replaced (renamed into place, not synced
-    /// one by one: a first start writes every schema, and a copy lost in a crash only means that the next start has
-    /// nothing to compare with), the files of modules not served any more are removed, then the folder is synced.
+    /// Makes the store hold exactly `sources`: each file that differs is replaced durably (temporary file, fsync,
+    /// rename: a crash never leaves a copy empty or torn), the files of modules not served any more are removed, then
+    /// the folder is synced. The files change only at start and at a reload, so the syncs cost little.
     ///
     /// - Parameter kept: What the store holds, when just read (at start); read again when `nil`.
     public func record(_ sources: [String: [UInt8]], kept: [String: [UInt8]]? = nil) throws(StorageError) {
@@ -49,8 +53,7 @@ public struct ServedSchemaStore: Sendable {
             try self.directory.replace(
                 "\(self.path)/\(module).json",
                 with: bytes,
-                temporary: "\(self.path)/.\(module).json.tmp",
-                sync: false
+                temporary: "\(self.path)/.\(module).json.tmp"
             )
             changed = true
         }

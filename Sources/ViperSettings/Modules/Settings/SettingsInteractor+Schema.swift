@@ -35,6 +35,24 @@ extension SettingsInteractor {
         }
     }
 
+    /// Makes the module's watchers start over from its current values, when the schema it was served with before is
+    /// not known (the copy kept of it cannot be read): what a change of schema changed cannot be told, and guessing
+    /// (every key added) would tell what did not happen. The revision moves on once without a change record, so a
+    /// watcher resuming from before gets a resync, then the current values. Logs and gives up when the change cannot
+    /// be stored.
+    public func restartHistory() async {
+        do {
+            _ = try await self.repository.update(module: self.schema.name) { state in
+                LocalChange(revision: state.revision + 1)
+            }
+        } catch {
+            self.logger.error(
+                "could not record that the schema served before is unknown",
+                metadata: ["error": "\(error)"]
+            )
+        }
+    }
+
     /// The effective values that differ between resolving `state` with `old` and with `new`, by path.
     static func changes(from old: ModuleSchema, to new: ModuleSchema, state: ModuleState) -> [SettingChange] {
         func resolved(_ schema: ModuleSchema) -> [String: ResolvedSetting] {

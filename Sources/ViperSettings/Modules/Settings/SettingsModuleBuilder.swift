@@ -27,17 +27,29 @@ public struct SettingsModuleBuilder: Sendable {
     /// Records the effective values a change of the schemas changed, as one change of each module (see
     /// ``SettingsInteractor/adopt(previous:)``), so that watchers hear of it like of any other: a module whose
     /// schema changed, a module no longer served (each of its keys removed), and, when `addedModulesAreNew`, a module
-    /// `previous` lacks (each of its keys added).
+    /// `previous` lacks (each of its keys added). A module served now whose schema before is unknown gets a fresh
+    /// start instead (see ``SettingsInteractor/restartHistory()``).
     ///
     /// - Parameters:
     ///   - schemas: The schemas served now.
     ///   - previous: Those served before: at a reload, the ones before it; at start, the ones the state directory
     ///     kept from the last run.
+    ///   - unknownPrevious: Modules served before with a schema that is not known (at start: its kept copy cannot
+    ///     be read); none of `previous`.
     ///   - addedModulesAreNew: True at a reload; false at start, where a module without a kept schema may simply
     ///     predate the keeping of schemas.
-    public func adopt(schemas: [ModuleSchema], previous: [ModuleSchema], addedModulesAreNew: Bool = true) async {
+    public func adopt(
+        schemas: [ModuleSchema],
+        previous: [ModuleSchema],
+        unknownPrevious: Set<String> = [],
+        addedModulesAreNew: Bool = true
+    ) async {
         let old = Dictionary(previous.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for schema in schemas {
+            if unknownPrevious.contains(schema.name) {
+                await self.interactor(schema).restartHistory()
+                continue
+            }
             guard let before = old[schema.name] ?? (addedModulesAreNew ? .empty(named: schema.name) : nil),
                 before != schema
             else { continue }
