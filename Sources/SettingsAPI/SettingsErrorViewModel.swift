@@ -9,6 +9,7 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
     case permissionDenied(module: String, uid: Int64, reason: String)
     case storageFailure(module: String, reason: String)
     case syncUnavailable(reason: String)
+    case syncInterrupted(reason: String)
     case revisionMismatch(module: String, expected: Int64, actual: Int64)
     case loadRefused(problems: [LoadProblemViewModel])
 
@@ -23,6 +24,7 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
             case .permissionDenied: "PermissionDenied"
             case .storageFailure: "StorageFailure"
             case .syncUnavailable: "SyncUnavailable"
+            case .syncInterrupted: "SyncInterrupted"
             case .revisionMismatch: "RevisionMismatch"
             case .loadRefused: "LoadRefused"
             }
@@ -40,7 +42,7 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
             case .permissionDenied(let module, let uid, let reason):
                 Parameters(module: module, uid: uid, reason: reason)
             case .storageFailure(let module, let reason): Parameters(module: module, reason: reason)
-            case .syncUnavailable(let reason): Parameters(reason: reason)
+            case .syncUnavailable(let reason), .syncInterrupted(let reason): Parameters(reason: reason)
             case .revisionMismatch(let module, let expected, let actual):
                 Parameters(module: module, expected: expected, actual: actual)
             case .loadRefused(let problems): Parameters(problems: problems)
@@ -64,6 +66,7 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
         case "PermissionDenied": self = .permissionDenied(module: module, uid: parameters.uid ?? -1, reason: reason)
         case "StorageFailure": self = .storageFailure(module: module, reason: reason)
         case "SyncUnavailable": self = .syncUnavailable(reason: reason)
+        case "SyncInterrupted": self = .syncInterrupted(reason: reason)
         case "RevisionMismatch":
             self = .revisionMismatch(
                 module: module,

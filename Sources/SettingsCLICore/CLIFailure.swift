@@ -177,6 +177,9 @@ extension CLIFailure {
             case .storageFailure(let module, let reason):
                 "could not store the change to module '\(module)': \(reason)"
             case .syncUnavailable(let reason): "remote sync is not available: \(reason)"
+            case .syncInterrupted(let reason):
+                "sync did not finish: \(reason): nothing was synced; run settingsctl sync again once the daemon is "
+                    + "back"
             case .revisionMismatch(let module, let expected, let actual):
                 "module '\(module)' is at revision \(actual), not \(expected): it changed since; nothing was loaded "
                     + "(settingsctl diff \(module) FILE shows what loading would do now)"

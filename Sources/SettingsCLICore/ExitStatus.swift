@@ -21,7 +21,8 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .failure: "other failure"
         case .usage: "usage error"
         case .unreachable:
-            "daemon unreachable, or refusing more connections (apply: applier unreachable or not ready)"
+            "daemon unreachable, stopping before a sync finished, or refusing more connections (apply: applier "
+                + "unreachable or not ready)"
         case .notFound: "no such module or key"
         case .invalidValue: "invalid value"
         case .locked: "key locked"
@@ -40,6 +41,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .keyLocked: self = .locked
         case .permissionDenied: self = .permissionDenied
         case .storageFailure, .syncUnavailable: self = .failure
+        case .syncInterrupted: self = .unreachable
         case .revisionMismatch: self = .revisionMismatch
         case .loadRefused(let problems): self = problems.first.map(Self.init(problem:)) ?? .invalidValue
         }

@@ -1,7 +1,9 @@
 import Foundation
 import SettingsAPI
+import Synchronization
 import Testing
 import ViperSettingsTesting
+import ViperTestSupport
 
 /// Every method and every error of `io.viper.settings`, called on the real daemon with ``CheckedVarlinkClient``,
 /// whose replies must match the IDL field for field.
@@ -110,19 +112,59 @@ struct WireContractTests {
         withExtendedLifetime(held) {}
         #expect(offline.stop() == 0)
 
+        // A remote that answers once, then hangs: a Sync under way when the daemon stops did not finish.
+        try replies.append(("Sync while the daemon stops", Self.syncCutShortByStop()))
+
         for (call, reply) in replies {
             #expect(reply.violations.isEmpty, "\(call) -> \(reply.error ?? "reply") \(reply.parameters.serialized())")
         }
         let expected = [
             "ListModules", "ShowModule", "Get", "Set", "Reset", "Explain", "Status", "Sync", "Watch", "Dump", "Load",
             "NoSuchModule", "NoSuchKey", "InvalidValue", "KeyLocked", "StorageFailure", "SyncUnavailable",
-            "TooManyConnections", "RevisionMismatch", "LoadRefused",
+            "TooManyConnections", "RevisionMismatch", "LoadRefused", "SyncInterrupted",
         ]
         let answered = replies.map { $0.1.error.map { String($0.split(separator: ".").last!) } ?? "" }
         for name in expected.dropFirst(11) { #expect(answered.contains(name), "no call answered \(name)") }
         if getuid() == 0 { #expect(answered.contains("PermissionDenied")) }
         let idl = CheckedVarlinkClient.idl
         #expect(Set(idl.methods.keys).union(idl.errors.keys) == Set(expected + ["PermissionDenied"]))
+    }
+
+    /// A Sync whose fetch a hanging remote holds when the daemon gets SIGTERM: its reply.
+    private static func syncCutShortByStop() throws -> CheckedVarlinkClient.Reply {
+        let document = #"{"revision": "r1", "modules": {"network": {"recommended": {"proxy.mode": "auto"}}}}"#
+        let remote = try HoldingHTTPServer(
+            answering: 1,
+            with: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(document.utf8.count)\r\n"
+                + "Connection: close\r\n\r\n\(document)"
+        )
+        let daemon = try DaemonHarness()
+        try daemon.start(extraArguments: ["--remote", "http://127.0.0.1:\(remote.port)/settings.json"])
+        let client = CheckedVarlinkClient(socketPath: daemon.socketPath)
+        let deadline = Date().addingTimeInterval(60)
+        while try client.call("Status").parameters["sync"]?["state"] != "ok" {
+            try #require(Date() < deadline, "the first fetch did not succeed; daemon log:\n\(daemon.log)")
+            usleep(20_000)
+        }
+        let reply = Mutex<Result<CheckedVarlinkClient.Reply, any Error>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let result = Result { try client.call("Sync") }
+            reply.withLock { $0 = result }
+            answered.signal()
+        }
+        // The next poll is a minute away: the second request is the Sync's, and the remote holds it.
+        while remote.requests < 2 {
+            try #require(Date() < deadline, "the Sync's request did not reach the remote; daemon log:\n\(daemon.log)")
+            usleep(20_000)
+        }
+        #expect(daemon.stop() == 0, "daemon log:\n\(daemon.log)")
+        answered.wait()
+        let result = try #require(reply.withLock { $0 })
+        let sync = try result.get()
+        #expect(sync.error == "io.viper.settings.SyncInterrupted", "\(sync.parameters.serialized())")
+        #expect(sync.parameters["reason"]?.stringValue?.hasPrefix("the daemon is stopping") == true)
+        return sync
     }
 
     @Test("the parameters each method takes are the ones the IDL declares")

@@ -277,6 +277,37 @@ struct SyncInteractorTests {
         #expect(source.calls == 1)
     }
 
+    @Test(
+        "syncs whose attempt the stopping source never finished fail with SyncInterrupted, not the status before it"
+    )
+    func interruptedSyncsFail() async throws {
+        let source = StoppingSource()
+        let interactor = self.interactor(source: source)
+        self.recorder.succeeded(revision: "r1", at: 1_000)
+        let results = Task {
+            await withTaskGroup(of: Result<SyncOutcome, SettingsFailure>.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        do throws(SettingsFailure) {
+                            return .success(try await interactor.sync(caller: Fixtures.root))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        try #require(await Eventually.wait { source.calls >= 1 }, "a sync waits for the source")
+        source.stop()
+        let expected = SettingsFailure.syncInterrupted(.sourceStopped, source: "http://fleet.test/settings.json")
+        for result in await results.value { #expect(result == .failure(expected)) }
+        // Not shared as the outcome of a recent sync: the next one asks the source again, and hears it stopped.
+        let calls = source.calls
+        await #expect(throws: expected) { try await interactor.sync(caller: Fixtures.root) }
+        #expect(source.calls == calls + 1)
+    }
+
     @Test("with no minimum interval, a sync after the last one ended asks the source again")
     func syncAfterTheIntervalAsksAgain() async throws {
         let source = CountingSource()
@@ -293,8 +324,44 @@ final class CountingSource: RemoteSource {
     var calls: Int { self.count.withLock { $0 } }
     var endpointDescription: String { "http://fleet.test/settings.json" }
     func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async {}
-    func syncNow() async {
+    func syncNow() async throws(SyncInterruption) {
         self.count.withLock { $0 += 1 }
         await Task.yield()
+    }
+}
+
+/// A source whose ``syncNow()`` calls wait until ``stop()``, then hear that it stopped, as do later ones.
+final class StoppingSource: RemoteSource {
+    private struct State {
+        var calls = 0
+        var stopped = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+    var calls: Int { self.state.withLock { $0.calls } }
+    var endpointDescription: String { "http://fleet.test/settings.json" }
+    func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async {}
+
+    func syncNow() async throws(SyncInterruption) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let stopped = self.state.withLock { state in
+                state.calls += 1
+                if !state.stopped { state.waiters.append(continuation) }
+                return state.stopped
+            }
+            if stopped { continuation.resume() }
+        }
+        throw .sourceStopped
+    }
+
+    /// Stops the source: every waiting call, and every later one, hears so.
+    func stop() {
+        let waiters = self.state.withLock { state in
+            state.stopped = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

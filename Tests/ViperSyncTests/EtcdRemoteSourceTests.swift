@@ -141,7 +141,7 @@ struct EtcdRemoteSourceTests {
             _ = try await log.wait("the initial range") { _ in true }
             let revision = try await client.put("viper/a/recommended/b.c", "1")
             let before = log.count
-            await source.syncNow()
+            try await source.syncNow()
             #expect(log.count > before)
             #expect(Int64(log.latest?.revision ?? "") ?? 0 >= revision)
             #expect(log.latest?.modules["a"]?.recommended["b.c"] == 1)
@@ -149,8 +149,8 @@ struct EtcdRemoteSourceTests {
             try await client.put("viper/a/recommended/b.d", "2")
             _ = try await log.wait("a put after sync") { $0.modules["a"]?.recommended["b.d"] == 2 }
         }
-        // Not running: returns at once.
-        await source.syncNow()
+        // Stopped: fails at once, saying so.
+        await #expect(throws: SyncInterruption.sourceStopped) { try await source.syncNow() }
     }
 
     @Test func compactedWatchRevisionReListsAndMissesNothing() async throws {

@@ -40,7 +40,7 @@ struct HTTPRemoteSourceTests {
         let nginx = try await NginxServer()
         try nginx.write(Self.first, to: "fleet.json")
         try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 1)
             let snapshot = try #require(harness.applied.first)
             #expect(snapshot.revision == "r1")
@@ -51,7 +51,7 @@ struct HTTPRemoteSourceTests {
             #expect(harness.status.snapshot.lastSuccess != nil)
             #expect(harness.status.snapshot.nextAttempt != nil)
 
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 1)
             #expect(harness.status.snapshot.state == .ok)
             #expect(harness.status.snapshot.revision == "r1")
@@ -61,7 +61,7 @@ struct HTTPRemoteSourceTests {
             #expect(log.dropFirst().allSatisfy { $0 == "304 /fleet.json" })
 
             try nginx.write(Self.second, to: "fleet.json")
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 2)
             #expect(harness.applied.last?.revision == "r2-changed")
             #expect(harness.applied.last?.modules["network"]?.recommended["proxy.mode"] == .string("manual"))
@@ -75,7 +75,7 @@ struct HTTPRemoteSourceTests {
         let nginx = try await NginxServer()
         try nginx.write(#"{"modules": {}}"#, to: "fleet.json")
         try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             let revision = try #require(harness.applied.first?.revision)
             #expect(revision.hasPrefix("\""))
             #expect(harness.status.snapshot.revision == revision)
@@ -88,10 +88,10 @@ struct HTTPRemoteSourceTests {
         try nginx.write(Self.first, to: "fleet.json")
         let url = "\(nginx.baseURL)/fleet.json"
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 1)
             try nginx.write("{\"revision\": \"r3\",\n  \"modules\": {nope}\n}", to: "fleet.json")
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 1)
             let status = harness.status.snapshot
             #expect(status.state == .failing)
@@ -108,7 +108,7 @@ struct HTTPRemoteSourceTests {
         try nginx.write(#"{"modules": {"network": {"recommended": ["proxy.mode"]}}}"#, to: "fleet.json")
         let url = "\(nginx.baseURL)/fleet.json"
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(
                 harness.status.snapshot.lastError
@@ -140,7 +140,7 @@ struct HTTPRemoteSourceTests {
         let named = "document from \(nginx.baseURL)/fleet.json (redirected from \(url))"
         do {
             try await HTTPSourceHarness.run(source) { harness in
-                await source.syncNow()
+                try await source.syncNow()
                 #expect(harness.applied.isEmpty)
                 let error = try #require(harness.status.snapshot.lastError)
                 #expect(error.hasPrefix(named + expected), "\(error)")
@@ -160,11 +160,11 @@ struct HTTPRemoteSourceTests {
         try nginx.write(Self.first, to: "fleet.json")
         let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
         try await HTTPSourceHarness.run(Self.configuration(url, caFile: nginx.caFile)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.status.snapshot.lastError == nil)
             #expect(harness.applied.count == 1)
             #expect(harness.applied.first?.modules["network"]?.mandatory["proxy.port"] == .int(8080))
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 1)
             #expect(harness.status.snapshot.state == .ok)
             // The loop's own first attempt may add a 304 when `syncNow` arrived while it was under way.
@@ -182,7 +182,7 @@ struct HTTPRemoteSourceTests {
         let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
         let absent = nginx.directory.appendingPathComponent("absent.pem").path
         try await HTTPSourceHarness.run(Self.configuration(url, caFile: absent)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(
                 harness.status.snapshot.lastError
@@ -192,7 +192,7 @@ struct HTTPRemoteSourceTests {
         let notPEM = nginx.directory.appendingPathComponent("ca.der")
         try Data([0x30, 0x82, 0x01, 0x0A]).write(to: notPEM)
         try await HTTPSourceHarness.run(Self.configuration(url, caFile: notPEM.path)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(
                 harness.status.snapshot.lastError
@@ -208,7 +208,7 @@ struct HTTPRemoteSourceTests {
         try nginx.write(Self.first, to: "fleet.json")
         let url = "\(try #require(nginx.tlsBaseURL))/to-http"
         try await HTTPSourceHarness.run(Self.configuration(url, caFile: nginx.caFile)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             let error = try #require(harness.status.snapshot.lastError)
@@ -225,7 +225,7 @@ struct HTTPRemoteSourceTests {
         try nginx.write(Self.first, to: "fleet.json")
         let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             let error = harness.status.snapshot.lastError ?? ""
@@ -243,7 +243,7 @@ struct HTTPRemoteSourceTests {
         try nginx.write(Self.first, to: "fleet.json")
         let url = "\(try #require(nginx.tlsBaseURL))/fleet.json"
         try await HTTPSourceHarness.run(Self.configuration(url, caFile: nginx.caFile)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(
                 harness.status.snapshot.lastError
@@ -257,7 +257,7 @@ struct HTTPRemoteSourceTests {
         let nginx = try await NginxServer()
         try nginx.write(Self.first, to: "fleet.json")
         try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/to-fleet")) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.map(\.revision) == ["r1"])
             #expect(harness.status.snapshot.state == .ok)
         }
@@ -284,7 +284,7 @@ struct HTTPRemoteSourceTests {
         let nginx = try await NginxServer()
         let url = nginx.baseURL + path
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             let error = try #require(harness.status.snapshot.lastError)
@@ -300,7 +300,7 @@ struct HTTPRemoteSourceTests {
         let refusing = try LoopbackPort(listening: false)
         let url = "\(nginx.baseURL)/to-port/\(refusing.port)"
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(
                 harness.status.snapshot.lastError
                     == "fetching http://127.0.0.1:\(refusing.port)/fleet.json (redirected from \(url)) failed: "
@@ -315,7 +315,7 @@ struct HTTPRemoteSourceTests {
         let nginx = try await NginxServer()
         let url = "\(nginx.baseURL)/500"
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             #expect(harness.status.snapshot.lastError == "HTTP 500 from \(url)")
@@ -327,7 +327,7 @@ struct HTTPRemoteSourceTests {
         let nginx = try await NginxServer()
         let url = "\(nginx.baseURL)/304"
         try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             #expect(
@@ -343,7 +343,7 @@ struct HTTPRemoteSourceTests {
         let url = "http://127.0.0.1:\(listener.port)/fleet.json"
         let configuration = Self.configuration(url, readTimeout: .milliseconds(300))
         try await HTTPSourceHarness.run(configuration) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             // Not the overall deadline (connect + read), which would say "no complete response".
             let error = try #require(harness.status.snapshot.lastError)
@@ -376,7 +376,7 @@ struct HTTPRemoteSourceTests {
         try nginx.write(#"{"modules": {}}"# + padding, to: "big.json")
         let configuration = Self.configuration("\(nginx.baseURL)/big.json", maximumBodySize: 1024)
         try await HTTPSourceHarness.run(configuration) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             let error = try #require(harness.status.snapshot.lastError)
             #expect(error.contains("body larger than 1024 bytes"))
@@ -413,12 +413,12 @@ struct HTTPRemoteSourceTests {
         let url = "\(nginx.baseURL)/secure/fleet.json"
         let configuration = Self.configuration(url, bearerTokenFile: tokenFile.path)
         try await HTTPSourceHarness.run(configuration) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.lastError == "HTTP 401 from \(url)")
 
             try Data("s3cret\n".utf8).write(to: tokenFile)
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.applied.count == 1)
             #expect(harness.status.snapshot.state == .ok)
         }
@@ -430,7 +430,7 @@ struct HTTPRemoteSourceTests {
         let tokenFile = nginx.directory.appendingPathComponent("absent").path
         let configuration = Self.configuration("\(nginx.baseURL)/secure/fleet.json", bearerTokenFile: tokenFile)
         try await HTTPSourceHarness.run(configuration) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.status.snapshot.lastError?.contains(tokenFile) == true)
         }
     }
@@ -439,10 +439,10 @@ struct HTTPRemoteSourceTests {
     func recoversAfterFailure() async throws {
         let nginx = try await NginxServer()
         try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
-            await source.syncNow()
+            try await source.syncNow()
             #expect(harness.status.snapshot.lastError == "HTTP 404 from \(nginx.baseURL)/fleet.json")
             try nginx.write(Self.first, to: "fleet.json")
-            await source.syncNow()
+            try await source.syncNow()
             let status = harness.status.snapshot
             #expect(status.state == .ok)
             #expect(status.lastError == nil)
@@ -466,7 +466,7 @@ struct HTTPRemoteSourceTests {
         #expect(log.dropFirst().allSatisfy { $0 == "304 /fleet.json" })
     }
 
-    @Test("cancelling run ends it promptly; syncNow afterwards returns at once")
+    @Test("cancelling run ends it promptly; syncNow afterwards fails at once: the source stopped")
     func cancellation() async throws {
         let listener = try LoopbackPort(listening: true)
         // The server never answers, so without cancellation the attempt would last the whole minute.
@@ -486,10 +486,10 @@ struct HTTPRemoteSourceTests {
             group.addTask {
                 await source.run(applying: { _ in }, status: SyncStatusRecorder(source: source.endpointDescription))
             }
-            group.addTask { await source.syncNow() }
+            group.addTask { try? await source.syncNow() }
             group.cancelAll()
         }
-        await source.syncNow()
+        await #expect(throws: SyncInterruption.sourceStopped) { try await source.syncNow() }
         #expect(ContinuousClock.now - started < .seconds(30))
         try await client.shutdown()
         withExtendedLifetime(listener) {}

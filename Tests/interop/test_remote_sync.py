@@ -8,6 +8,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 import base64  # noqa: E402
@@ -159,6 +160,82 @@ def test_sync_without_remote_is_a_clear_error(daemon):
     assert result.returncode == 1
     assert "no remote is configured" in result.stderr
     assert "remote sync: off" in ctl(daemon, "status").stdout
+
+
+class HangingFleetServer:
+    """An HTTP server on loopback that answers the first request with a fleet document, then accepts every later
+    connection, reads its request and never answers (a server that hangs); it counts the requests it read."""
+
+    def __init__(self, document):
+        self.document = json.dumps(document).encode()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/settings.json"
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.held = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection):
+        request = b""
+        while b"\r\n\r\n" not in request:
+            chunk = connection.recv(4096)
+            if not chunk:
+                connection.close()
+                return
+            request += chunk
+        with self.lock:
+            self.requests += 1
+            first = self.requests == 1
+            if not first:
+                self.held.append(connection)
+        if first:
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                               + f"Content-Length: {len(self.document)}\r\n\r\n".encode() + self.document)
+            connection.close()
+
+    def close(self):
+        self.listener.close()
+        with self.lock:
+            for connection in self.held:
+                connection.close()
+
+
+@pytest.mark.parametrize("output", ["plain", "json"])
+def test_sync_cut_short_by_a_stopping_daemon_fails(daemon_factory, output):
+    """A sync whose fetch is under way when the daemon stops is an error (exit 3) saying it did not finish, not the
+    status of the fetch before it with exit 0."""
+    server = HangingFleetServer({"revision": "r1", "modules": {"network": {"recommended": {"proxy.mode": "auto"}}}})
+    try:
+        daemon = daemon_factory(extra_args=["--remote", server.url])
+        wait_until(lambda: json.loads(ctl(daemon, "--json", "status").stdout)["sync"]["state"] == "ok",
+                   what="the first fetch")
+        flags = ["--json"] if output == "json" else []
+        sync = subprocess.Popen([support.executable("settingsctl"), "--socket", daemon.socket_path, *flags, "sync"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # The next poll is a minute away: the second request is the sync's, held by the server.
+        wait_until(lambda: server.requests >= 2, deadline=30, what="the sync's request at the server")
+        assert daemon.stop() == 0
+        out, err = sync.communicate(timeout=support.CLI_TIMEOUT)
+    finally:
+        server.close()
+    assert sync.returncode == 3, (out, err)
+    assert out == ""
+    if output == "json":
+        failure = json.loads(err)
+        assert failure["error"] == "io.viper.settings.SyncInterrupted", failure
+        assert failure["exitStatus"] == 3
+        assert failure["parameters"]["reason"].startswith("the daemon is stopping"), failure
+    else:
+        assert err.startswith("settingsctl: sync did not finish: the daemon is stopping"), err
+        assert "nothing was synced" in err
 
 
 @pytest.fixture

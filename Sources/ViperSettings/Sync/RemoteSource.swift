@@ -8,6 +8,11 @@ public protocol RemoteSource: Sendable {
     /// Never throws: a source that fails keeps retrying; the last known good values stay in force.
     func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async
 
-    /// Asks for an immediate attempt and returns once it finished, successfully or not (a bounded wait).
-    func syncNow() async
+    /// Asks for an immediate attempt and returns once it finished, successfully or not (a bounded wait): its outcome,
+    /// success or failure with the reason, is then in the status `run` records. Waits for `run` to start when it has
+    /// not yet.
+    ///
+    /// - Throws: ``SyncInterruption`` when the attempt did not finish: the source stopped first (or had stopped), or
+    ///   the calling task was cancelled. The status then says nothing about it.
+    func syncNow() async throws(SyncInterruption)
 }

@@ -1,7 +1,6 @@
 public import AsyncHTTPClient
 import Glibc
 public import Logging
-import Synchronization
 public import ViperPOSIX
 public import ViperSettings
 
@@ -22,20 +21,6 @@ public import ViperSettings
 /// await source.run(applying: { snapshot in await interactor.apply(snapshot) }, status: recorder)
 /// ```
 public final class EtcdRemoteSource: RemoteSource {
-    /// The pending ``syncNow()`` calls and the wake-up of the running loop.
-    private struct Requests {
-        /// Whether ``run(applying:status:)`` runs, so that ``syncNow()`` waits for it.
-        var running = false
-        /// The ``syncNow()`` calls waiting for the next range read to finish.
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        /// The loop waiting for a ``syncNow()`` call, with the id of that wait.
-        var wake: (id: Int, continuation: CheckedContinuation<Void, Never>)?
-        /// The id of a wait cancelled before it suspended.
-        var cancelledWake: Int?
-        /// The id of the next wait.
-        var nextWakeID = 0
-    }
-
     /// How one watch ended. `worked`: the watch delivered a change, or its member answered a probe (the watch had
     /// been up for a probe interval), before it ended.
     enum WatchOutcome: Sendable {
@@ -51,7 +36,8 @@ public final class EtcdRemoteSource: RemoteSource {
     let clock: any Clock<Duration>
     let wallClock: WallClock
     let logger: Logger
-    private let requests = Mutex(Requests())
+    /// The pending ``syncNow()`` calls, each answered by the next range read, and the wake-up of the loop.
+    private let trigger = SyncTrigger()
     /// The revision a watch starts from after a range read at the given revision: the next one (a test hook).
     let watchStart: @Sendable (Int64) -> Int64
 
@@ -109,15 +95,8 @@ public final class EtcdRemoteSource: RemoteSource {
     )
         async
     {
-        self.requests.withLock { $0.running = true }
-        defer {
-            let waiters = self.requests.withLock { requests in
-                requests.running = false
-                defer { requests.waiters = [] }
-                return requests.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
+        self.trigger.start()
+        defer { self.trigger.finish() }
 
         let key = Array((self.configuration.prefix + "/").utf8)
         let rangeEnd = Self.prefixEnd(key)
@@ -133,10 +112,7 @@ public final class EtcdRemoteSource: RemoteSource {
         while !Task.isCancelled {
             let endpoint = endpoints[endpointIndex % endpoints.count]
             let name = EtcdGatewayClient.authority(endpoint)
-            let waiters = self.requests.withLock { requests in
-                defer { requests.waiters = [] }
-                return requests.waiters
-            }
+            let waiters = self.trigger.beginAttempt()
             var keySpace = EtcdKeySpace(prefix: self.configuration.prefix)
             var listed = false
             var retryDelay = Duration.zero
@@ -166,7 +142,8 @@ public final class EtcdRemoteSource: RemoteSource {
                 listed = true
             } catch {
                 if Task.isCancelled {
-                    for waiter in waiters { waiter.resume() }
+                    // Cut short: the status holds the previous outcome, not this range read's.
+                    waiters.interrupted()
                     return
                 }
                 failures += 1
@@ -176,7 +153,7 @@ public final class EtcdRemoteSource: RemoteSource {
                 retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
             }
             // Answered once the status is complete, so that a `sync` reports the next attempt too.
-            for waiter in waiters { waiter.resume() }
+            waiters.finished()
 
             if listed {
                 let outcome = await self.race { [keySpace, watchFailure] in
@@ -243,48 +220,19 @@ public final class EtcdRemoteSource: RemoteSource {
         return delay
     }
 
-    /// Asks the running loop to re-list now and returns once that attempt finished, successfully or not.
-    /// Returns at once when the source is not running.
-    public func syncNow() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (running, wake) = self.requests.withLock { requests in
-                guard requests.running else { return (false, CheckedContinuation<Void, Never>?.none) }
-                requests.waiters.append(continuation)
-                defer { requests.wake = nil }
-                return (true, requests.wake?.continuation)
-            }
-            wake?.resume()
-            if !running { continuation.resume() }
-        }
+    /// Asks the running loop to re-list now and returns once that range read ended, successfully or not (the
+    /// status says which). Waits for ``run(applying:status:)`` to start when it has not yet.
+    ///
+    /// - Throws: ``SyncInterruption`` when the source stops (or had stopped) before the range read ended, or the
+    ///   calling task is cancelled.
+    public func syncNow() async throws(SyncInterruption) {
+        try await self.trigger.requestAndWait()
     }
 
     /// Returns once a ``syncNow()`` call waits (`true`), or when cancelled (`false`).
     private func nextSyncRequest() async -> Bool {
-        let id = self.requests.withLock { requests in
-            defer { requests.nextWakeID += 1 }
-            return requests.nextWakeID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = self.requests.withLock { requests in
-                    if !requests.waiters.isEmpty || requests.cancelledWake == id { return true }
-                    requests.wake = (id, continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let wake = self.requests.withLock { requests -> CheckedContinuation<Void, Never>? in
-                guard let wake = requests.wake, wake.id == id else {
-                    requests.cancelledWake = id
-                    return nil
-                }
-                requests.wake = nil
-                return wake.continuation
-            }
-            wake?.resume()
-        }
-        return self.requests.withLock { !$0.waiters.isEmpty }
+        await self.trigger.waitForRequest()
+        return !Task.isCancelled && self.trigger.isRequested
     }
 
     /// Runs `operation` until it returns or a ``syncNow()`` arrives (then `.syncRequested`), whichever is first.

@@ -19,6 +19,16 @@ public final class HTTPRemoteSource: RemoteSource {
         var revision: String?
     }
 
+    /// How one attempt ended.
+    private enum AttemptEnd {
+        /// Fetched (and applied): the status says so.
+        case succeeded
+        /// Failed: the status has the reason.
+        case failed
+        /// Cut short because the source stops: the status says nothing of it.
+        case interrupted
+    }
+
     /// The outcome of one successful exchange.
     private enum Fetched {
         case notModified
@@ -32,7 +42,7 @@ public final class HTTPRemoteSource: RemoteSource {
     private let wallClock: WallClock
     private let logger: Logger
     private let cache = Mutex(Cache())
-    private let trigger = HTTPSyncTrigger()
+    private let trigger = SyncTrigger()
 
     /// Creates a source; nothing happens until ``run(applying:status:)``.
     ///
@@ -83,29 +93,34 @@ public final class HTTPRemoteSource: RemoteSource {
         var failures = 0
         while !Task.isCancelled {
             let waiters = self.trigger.beginAttempt()
-            let succeeded = await self.attempt(applying: apply, status: status)
-            if Task.isCancelled {
-                for waiter in waiters { waiter.resume() }
-                break
-            }
             let delay: Duration
-            if succeeded {
+            switch await self.attempt(applying: apply, status: status) {
+            case .interrupted:
+                // Cut short: the status holds the previous outcome, not this attempt's.
+                waiters.interrupted()
+                status.scheduled(nextAttempt: nil)
+                return
+            case .succeeded:
                 failures = 0
                 delay = Backoff.jittered(self.configuration.pollInterval)
-            } else {
+            case .failed:
                 failures += 1
                 delay = self.configuration.backoff.delay(attempt: failures)
             }
-            status.scheduled(nextAttempt: self.wallClock.now() + HTTPUnixTime.seconds(delay))
+            status.scheduled(nextAttempt: Task.isCancelled ? nil : self.wallClock.now() + HTTPUnixTime.seconds(delay))
             // Answered once the status is complete, so that a `sync` reports the next attempt too.
-            for waiter in waiters { waiter.resume() }
+            waiters.finished()
             await self.wait(delay)
         }
         status.scheduled(nextAttempt: nil)
     }
 
-    public func syncNow() async {
-        await self.trigger.requestAndWait()
+    /// Asks for an attempt now and returns once it ended; see ``RemoteSource/syncNow()``.
+    ///
+    /// - Throws: ``SyncInterruption`` when the source stops (or had stopped) before the attempt ended, or the
+    ///   calling task is cancelled.
+    public func syncNow() async throws(SyncInterruption) {
+        try await self.trigger.requestAndWait()
     }
 
     /// Sleeps `delay` on the clock, or less when ``syncNow()`` is called or the task is cancelled.
@@ -120,11 +135,11 @@ public final class HTTPRemoteSource: RemoteSource {
         }
     }
 
-    /// One fetch: records the outcome in `status`; returns whether it succeeded.
+    /// One fetch: records the outcome in `status` and returns it; records nothing when the source stops first.
     private func attempt(
         applying apply: @Sendable (RemoteSnapshot) async -> Void,
         status: SyncStatusRecorder
-    ) async -> Bool {
+    ) async -> AttemptEnd {
         do {
             switch try await self.fetch() {
             case .notModified:
@@ -143,16 +158,16 @@ public final class HTTPRemoteSource: RemoteSource {
                 )
                 status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
             }
-            return true
+            return .succeeded
         } catch {
-            if Task.isCancelled { return false }
+            if Task.isCancelled { return .interrupted }
             let message = error.message
             self.logger.warning(
                 "remote sync failed",
                 metadata: ["url": "\(self.configuration.url)", "error": "\(message)"]
             )
             status.failed(message, at: self.wallClock.now())
-            return false
+            return .failed
         }
     }
 

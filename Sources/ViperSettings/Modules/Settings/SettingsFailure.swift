@@ -21,4 +21,6 @@ public enum SettingsFailure: Error, Sendable, Hashable {
     case loadRefused(problems: [LoadProblem])
     /// Remote sync is not configured or not served.
     case syncUnavailable(reason: String)
+    /// The sync asked for did not finish: the fetch from `source` was cut short, or never started, for `why`.
+    case syncInterrupted(SyncInterruption, source: String)
 }

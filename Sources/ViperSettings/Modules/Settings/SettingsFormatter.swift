@@ -80,6 +80,8 @@ public enum SettingsFormatter {
             return .revisionMismatch(module: module, expected: expected, actual: actual)
         case .loadRefused(let problems): return .loadRefused(problems: problems.map(Self.problem))
         case .syncUnavailable(let reason): return .syncUnavailable(reason: reason)
+        case .syncInterrupted(let why, let source):
+            return .syncInterrupted(reason: Self.interruption(why, source: source))
         case .syncDenied(let uid):
             return .permissionDenied(
                 module: "*",
@@ -129,6 +131,14 @@ public enum SettingsFormatter {
     static func cut(_ text: String) -> String {
         guard text.count > Self.repeatedValueLength else { return text }
         return "\(text.prefix(Self.repeatedValueLength))… (\(text.utf8.count) bytes)"
+    }
+
+    /// Why a sync did not finish, in words: the reason of `SyncInterrupted`.
+    static func interruption(_ why: SyncInterruption, source: String) -> String {
+        switch why {
+        case .sourceStopped: "the daemon is stopping (the fetch from \(source) was cut short or never started)"
+        case .cancelled: "the call was cancelled (the fetch from \(source) was left unfinished)"
+        }
     }
 
     /// What locks a key held by `layer`.

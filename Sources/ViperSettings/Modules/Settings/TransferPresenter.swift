@@ -113,7 +113,8 @@ public struct TransferPresenter: Sendable {
         case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason + note)
         case .permissionDenied(let module, let uid, let reason):
             return .permissionDenied(module: module, uid: uid, reason: reason + note)
-        case .revisionMismatch, .noSuchModule, .noSuchKey, .invalidValue, .keyLocked, .syncUnavailable, .loadRefused:
+        case .revisionMismatch, .noSuchModule, .noSuchKey, .invalidValue, .keyLocked, .syncUnavailable,
+            .syncInterrupted, .loadRefused:
             return error
         }
     }

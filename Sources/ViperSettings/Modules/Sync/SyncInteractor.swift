@@ -8,11 +8,13 @@ import Synchronization
 public final class SyncInteractor: SyncInteractorProtocol {
     /// The sync in progress and the last one, to share them between calls.
     private struct Coalescing {
-        /// Whether a sync runs, and the calls waiting for its outcome.
+        /// Whether a sync runs, and the calls waiting for its outcome (or for why it did not finish).
         var running = false
-        var waiters: [CheckedContinuation<SyncOutcome, Never>] = []
-        /// The outcome of the last sync and when it ended (on the elapsed-time clock).
+        var waiters: [CheckedContinuation<Result<SyncOutcome, SettingsFailure>, Never>] = []
+        /// The outcome of the last sync that finished and when it ended (on the elapsed-time clock).
         var last: (outcome: SyncOutcome, ended: Duration)?
+        /// What the last sync came to, finished or not: for a call that joined it as it was ending.
+        var lastResult: Result<SyncOutcome, SettingsFailure>?
     }
 
     let schemas: @Sendable () -> [ModuleSchema]
@@ -90,28 +92,52 @@ public final class SyncInteractor: SyncInteractorProtocol {
         case .recent(let outcome):
             return outcome
         case .join:
-            return await withCheckedContinuation { continuation in
-                let ended = self.coalescing.withLock { state -> SyncOutcome? in
-                    guard state.running else { return state.last?.outcome }
+            let result = await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<SyncOutcome, SettingsFailure>, Never>) in
+                let ended = self.coalescing.withLock { state -> Result<SyncOutcome, SettingsFailure>? in
+                    // The sync it joined ended meanwhile (and maybe later ones): the last one's result.
+                    if !state.running, let last = state.lastResult { return last }
                     state.waiters.append(continuation)
                     return nil
                 }
                 if let ended { continuation.resume(returning: ended) }
             }
+            return try result.get()
         case .lead:
-            let mark = self.mark()
-            await source.syncNow()
-            let outcome = SyncOutcome(status: self.recorder.snapshot, changed: self.changedKeys(since: mark))
+            let result = await self.lead(source)
             let ended = self.elapsed()
             let waiters = self.coalescing.withLock { state in
                 state.running = false
-                state.last = (outcome, ended)
+                // Only a sync that finished is shared with the calls after it: one that did not tells them nothing.
+                if case .success(let outcome) = result { state.last = (outcome, ended) }
+                state.lastResult = result
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            for waiter in waiters { waiter.resume(returning: outcome) }
-            return outcome
+            for waiter in waiters { waiter.resume(returning: result) }
+            return try result.get()
         }
+    }
+
+    /// Asks `source` for an attempt and waits for it: the status after it and the keys it changed, or why it did not
+    /// finish (the status then describes an earlier attempt, not this one).
+    private func lead(_ source: any RemoteSource) async -> Result<SyncOutcome, SettingsFailure> {
+        let mark = self.mark()
+        do {
+            try await source.syncNow()
+        } catch {
+            let reason =
+                switch error {
+                case .sourceStopped: "the remote source stopped before its fetch ended"
+                case .cancelled: "the call was cancelled"
+                }
+            self.logger.notice(
+                "a sync did not finish: \(reason)",
+                metadata: ["source": "\(source.endpointDescription)"]
+            )
+            return .failure(.syncInterrupted(error, source: source.endpointDescription))
+        }
+        return .success(SyncOutcome(status: self.recorder.snapshot, changed: self.changedKeys(since: mark)))
     }
 
     /// Records the source's revision of the remote values cached on disk, so that `status` and `explain` name it
