@@ -323,7 +323,10 @@ final class CountingSource: RemoteSource {
     private let count = Mutex(0)
     var calls: Int { self.count.withLock { $0 } }
     var endpointDescription: String { "http://fleet.test/settings.json" }
-    func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async {}
+    func run(
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
+        status: SyncStatusRecorder
+    ) async {}
     func syncNow() async throws(SyncInterruption) {
         self.count.withLock { $0 += 1 }
         await Task.yield()
@@ -341,7 +344,10 @@ final class StoppingSource: RemoteSource {
     private let state = Mutex(State())
     var calls: Int { self.state.withLock { $0.calls } }
     var endpointDescription: String { "http://fleet.test/settings.json" }
-    func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async {}
+    func run(
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
+        status: SyncStatusRecorder
+    ) async {}
 
     func syncNow() async throws(SyncInterruption) {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -29,7 +29,7 @@ struct EtcdAnswerLimitTests {
         let member = "127.0.0.1:\(gateway.port)"
         let expected = "etcd \(member): range read failed: range answer larger than 1 KiB from \(member)"
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await source.run(applying: { _ in }, status: status) }
+            group.addTask { await source.run(applying: { _ in .stored }, status: status) }
             defer { group.cancelAll() }
             try #require(await Eventually.wait { status.snapshot.lastError != nil })
             #expect(status.snapshot.state == .failing)

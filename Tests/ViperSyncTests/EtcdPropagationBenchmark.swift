@@ -80,6 +80,7 @@ struct EtcdPropagationBenchmark {
                         applying: { snapshot in
                             lags.applied(snapshot)
                             log.record(snapshot)
+                            return .stored
                         },
                         status: SyncStatusRecorder(source: source.endpointDescription)
                     )

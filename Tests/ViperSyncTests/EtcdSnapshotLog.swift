@@ -17,8 +17,11 @@ final class EtcdSnapshotLog: Sendable {
     private let state = Mutex(State())
 
     /// The apply callback to hand to the source.
-    var apply: @Sendable (RemoteSnapshot) async -> Void {
-        { snapshot in self.record(snapshot) }
+    var apply: @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome {
+        { snapshot in
+            self.record(snapshot)
+            return .stored
+        }
     }
 
     /// The last snapshot applied.

@@ -105,7 +105,7 @@ struct EtcdWatchLoopTests {
         let source = EtcdRemoteSource(configuration: configuration, clock: clock, logger: recorder.logger)
         let status = SyncStatusRecorder(source: source.endpointDescription)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await source.run(applying: { _ in }, status: status) }
+            group.addTask { await source.run(applying: { _ in .stored }, status: status) }
             defer { group.cancelAll() }
             let delay = try await Self.backoff(clock, gateway, watches: 2)
 

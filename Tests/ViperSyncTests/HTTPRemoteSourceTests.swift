@@ -70,6 +70,32 @@ struct HTTPRemoteSourceTests {
         }
     }
 
+    @Test("a document that could not be stored is failing, fetched again whole (not 304) and applied once it is")
+    func notStoredIsFetchedAgain() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        try await HTTPSourceHarness.run(Self.configuration("\(nginx.baseURL)/fleet.json")) { source, harness in
+            harness.outcome.withLock { $0 = .notStored(reason: "module network: No space left on device") }
+            try await source.syncNow()
+            #expect(!harness.applied.isEmpty)
+            #expect(harness.status.snapshot.state == .failing)
+            let error = try #require(harness.status.snapshot.lastError)
+            #expect(error.contains("(revision r1) could not be stored: module network: No space left"), "\(error)")
+
+            // Space again: the same document is fetched and handed on again, not answered "not modified".
+            harness.outcome.withLock { $0 = .stored }
+            try await source.syncNow()
+            #expect(harness.applied.last?.revision == "r1")
+            #expect(harness.status.snapshot.state == .ok)
+            let stored = harness.applied.count
+            try await source.syncNow()
+            #expect(harness.applied.count == stored, "once stored, the document is not modified")
+            let log = try await nginx.accessLog(count: 3)
+            #expect(log.last == "304 /fleet.json", "\(log)")
+            #expect(log.filter { $0 == "200 /fleet.json" }.count >= 2, "\(log)")
+        }
+    }
+
     @Test("without a revision in the document, the ETag is the revision")
     func etagRevision() async throws {
         let nginx = try await NginxServer()
@@ -484,7 +510,10 @@ struct HTTPRemoteSourceTests {
         let started = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await source.run(applying: { _ in }, status: SyncStatusRecorder(source: source.endpointDescription))
+                await source.run(
+                    applying: { _ in .stored },
+                    status: SyncStatusRecorder(source: source.endpointDescription)
+                )
             }
             group.addTask { try? await source.syncNow() }
             group.cancelAll()

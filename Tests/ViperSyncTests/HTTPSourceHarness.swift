@@ -10,6 +10,8 @@ final class HTTPSourceHarness: Sendable {
     /// The status the source records.
     let status: SyncStatusRecorder
     private let log = Mutex<[RemoteSnapshot]>([])
+    /// What applying a snapshot gives: set `.notStored` to play a full disk.
+    let outcome = Mutex(RemoteApplyOutcome.stored)
 
     private init(status: SyncStatusRecorder) {
         self.status = status
@@ -24,7 +26,10 @@ final class HTTPSourceHarness: Sendable {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 await source.run(
-                    applying: { snapshot in harness.log.withLock { $0.append(snapshot) } },
+                    applying: { snapshot in
+                        harness.log.withLock { $0.append(snapshot) }
+                        return harness.outcome.withLock { $0 }
+                    },
                     status: harness.status
                 )
             }

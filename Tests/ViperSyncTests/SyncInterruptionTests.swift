@@ -68,7 +68,7 @@ struct SyncInterruptionTests {
     /// once the request arrived, and checks that the sync heard so and that the status recorded nothing of it.
     private static func stopDuringTheSyncsAttempt(_ source: any RemoteSource, server: HoldingHTTPServer) async throws {
         let status = SyncStatusRecorder(source: source.endpointDescription)
-        let running = Task { await source.run(applying: { _ in }, status: status) }
+        let running = Task { await source.run(applying: { _ in .stored }, status: status) }
         try #require(await Eventually.wait { status.snapshot.state == .failing }, "the first attempt failed")
         let before = status.snapshot
         let sync = Self.interruption { () async throws(SyncInterruption) in try await source.syncNow() }
@@ -103,7 +103,7 @@ struct SyncInterruptionTests {
         let server = try HoldingHTTPServer(answering: 0, with: "")
         let (source, shutdown) = try Self.source(kind, port: server.port)
         let status = SyncStatusRecorder(source: source.endpointDescription)
-        let running = Task { await source.run(applying: { _ in }, status: status) }
+        let running = Task { await source.run(applying: { _ in .stored }, status: status) }
         try #require(await Eventually.wait { server.requests == 1 }, "the loop's own attempt reached the server")
         let waiting = Self.interruption { () async throws(SyncInterruption) in try await source.syncNow() }
         running.cancel()
@@ -119,7 +119,7 @@ struct SyncInterruptionTests {
     func callerCancelled(kind: String) async throws {
         let server = try HoldingHTTPServer(answering: 0, with: "")
         let (source, shutdown) = try Self.source(kind, port: server.port)
-        let running = Task { await source.run(applying: { _ in }, status: SyncStatusRecorder(source: "test")) }
+        let running = Task { await source.run(applying: { _ in .stored }, status: SyncStatusRecorder(source: "test")) }
         try #require(await Eventually.wait { server.requests == 1 }, "the loop's own attempt reached the server")
         let waiting = Self.interruption { () async throws(SyncInterruption) in try await source.syncNow() }
         waiting.cancel()

@@ -4,9 +4,13 @@ public protocol RemoteSource: Sendable {
     var endpointDescription: String { get }
 
     /// Runs until cancelled: fetches (and, where the source can, watches), hands every complete snapshot to
-    /// `apply`, records progress and failures in `status`, and retries failures with capped exponential backoff.
+    /// `apply`, records progress and failures in `status`, and retries failures with capped exponential backoff. A
+    /// snapshot `apply` could not store counts as a failure: it is fetched and handed on again.
     /// Never throws: a source that fails keeps retrying; the last known good values stay in force.
-    func run(applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void, status: SyncStatusRecorder) async
+    func run(
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
+        status: SyncStatusRecorder
+    ) async
 
     /// Asks for an immediate attempt and returns once it finished, successfully or not (a bounded wait): its outcome,
     /// success or failure with the reason, is then in the status `run` records. Waits for `run` to start when it has

@@ -14,7 +14,7 @@ extension EtcdRemoteSource {
         rangeEnd: [UInt8],
         keySpace initial: EtcdKeySpace,
         failing: Bool,
-        apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
         status: SyncStatusRecorder
     ) async -> WatchOutcome {
         let keySpace = Mutex(initial)
@@ -62,7 +62,14 @@ extension EtcdRemoteSource {
                         for entry in skipped {
                             self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
                         }
-                        await apply(snapshot)
+                        if case .notStored(let reason) = await apply(snapshot) {
+                            // The key space holds it: applied again, whole, with the next change or re-list.
+                            let message =
+                                "etcd \(name): the values at revision \(snapshot.revision) could not be stored: \(reason)"
+                            self.logger.warning("\(message)")
+                            status.failed(message, at: self.wallClock.now())
+                            return
+                        }
                         status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
                         _ = recovered()
                     }

@@ -90,7 +90,7 @@ public final class EtcdRemoteSource: RemoteSource {
 
     /// Runs until cancelled; see ``EtcdRemoteSource``. Run one loop at a time.
     public func run(
-        applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
         status: SyncStatusRecorder
     )
         async
@@ -127,7 +127,26 @@ public final class EtcdRemoteSource: RemoteSource {
                 for entry in skipped {
                     self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
                 }
-                await apply(keySpace.snapshot)
+                if case .notStored(let reason) = await apply(keySpace.snapshot) {
+                    // Not taken as done: listed and applied again after the backoff, not watched from here.
+                    failures += 1
+                    let message =
+                        "etcd \(name): the values at revision \(result.revision) could not be stored: \(reason)"
+                    self.logger.warning("\(message)")
+                    status.failed(message, at: self.wallClock.now())
+                    retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
+                    waiters.finished()
+                    let slept = await self.race { [retryDelay] in
+                        do {
+                            try await self.clock.sleep(for: retryDelay)
+                            return .syncRequested
+                        } catch {
+                            return .cancelled
+                        }
+                    }
+                    if case .cancelled = slept { return }
+                    continue
+                }
                 // No next attempt first: whoever sees "ok" sees no stale retry time with it.
                 status.scheduled(nextAttempt: nil)
                 status.succeeded(

@@ -85,7 +85,7 @@ public final class HTTPRemoteSource: RemoteSource {
     public var endpointDescription: String { self.configuration.url }
 
     public func run(
-        applying apply: @escaping @Sendable (RemoteSnapshot) async -> Void,
+        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
         status: SyncStatusRecorder
     ) async {
         self.trigger.start()
@@ -137,7 +137,7 @@ public final class HTTPRemoteSource: RemoteSource {
 
     /// One fetch: records the outcome in `status` and returns it; records nothing when the source stops first.
     private func attempt(
-        applying apply: @Sendable (RemoteSnapshot) async -> Void,
+        applying apply: @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
         status: SyncStatusRecorder
     ) async -> AttemptEnd {
         do {
@@ -147,7 +147,16 @@ public final class HTTPRemoteSource: RemoteSource {
                 self.logger.debug("remote document not modified", metadata: ["revision": "\(revision ?? "")"])
                 status.succeeded(revision: revision, at: self.wallClock.now())
             case .document(let snapshot, let etag):
-                await apply(snapshot)
+                if case .notStored(let reason) = await apply(snapshot) {
+                    // Not taken as done: its ETag is not kept, so the next attempt fetches it again rather than
+                    // hearing "not modified" while the previous values stay in force.
+                    let message =
+                        "the document from \(self.configuration.url) (revision \(snapshot.revision)) could not be "
+                        + "stored: \(reason)"
+                    self.logger.warning("remote sync failed", metadata: ["error": "\(message)"])
+                    status.failed(message, at: self.wallClock.now())
+                    return .failed
+                }
                 self.cache.withLock {
                     $0.etag = etag
                     $0.revision = snapshot.revision

@@ -7,7 +7,8 @@ import Synchronization
 /// revision and are audited with `SOURCE=remote`, and the source's revision is stored with the layers it gave.
 extension SyncInteractor {
     /// Applies a snapshot to every module served; modules the snapshot does not name lose their remote values.
-    public func apply(_ snapshot: RemoteSnapshot) async {
+    @discardableResult
+    public func apply(_ snapshot: RemoteSnapshot) async -> RemoteApplyOutcome {
         await self.applying.run { await self.applyNow(snapshot) }
     }
 
@@ -21,11 +22,11 @@ extension SyncInteractor {
                 await self.refresh()
                 return
             }
-            await self.applyNow(last)
+            _ = await self.applyNow(last)
         }
     }
 
-    private func applyNow(_ snapshot: RemoteSnapshot) async {
+    private func applyNow(_ snapshot: RemoteSnapshot) async -> RemoteApplyOutcome {
         var notStored: [RemoteRejection] = []
         for schema in self.schemas() {
             let raw = snapshot.modules[schema.name] ?? RemoteModuleValues()
@@ -55,6 +56,9 @@ extension SyncInteractor {
                 metadata: ["revision": "\(snapshot.revision)"]
             )
         }
+        return notStored.isEmpty
+            ? .stored
+            : .notStored(reason: notStored.map { "module \($0.module): \($0.reason)" }.joined(separator: "; "))
     }
 
     /// The most rejected remote values logged one by one for one document.
