@@ -160,7 +160,7 @@ struct SchemaPatternTests {
         ("(a", "a '(' without its ')' at position 1"),
         ("a)", "a ')' without its '(' at position 2"),
         ("*a", "a quantifier (*) with nothing to repeat at position 1"),
-        ("a**", "a quantifier after the quantifier of the item at position 1 at position 3"),
+        ("a**", "a quantifier right after another at position 3"),
         ("[b-a]", "a range whose end comes before its start at position 2"),
         ("a{2,1}", "a quantifier {2,1} whose maximum is below its minimum at position 2"),
         (

@@ -50,16 +50,10 @@ struct PatternParser {
     private mutating func sequence() throws(PatternError) -> PatternNode {
         var nodes: [PatternNode] = []
         while let scalar = self.current, scalar != "|", scalar != ")" {
-            let start = self.offset
             var node = try self.atom()
             if let (min, max) = try self.quantifier() {
                 node = .repeated(node, min: min, max: max)
-                if let next = self.current, "*+?{".unicodeScalars.contains(next), self.quantifierStarts() {
-                    throw .invalid(
-                        "a quantifier after the quantifier of the item at position \(start + 1)",
-                        at: self.offset
-                    )
-                }
+                if self.quantifierStarts() { throw .invalid("a quantifier right after another", at: self.offset) }
             }
             nodes.append(node)
         }
