@@ -45,12 +45,15 @@ struct SchemaObject {
         )
     }
 
-    /// The `pattern` member, checked to be a regular expression.
+    /// The `pattern` member, checked to be a regular expression the linear-time matcher takes, and compiled for it
+    /// (see ``PatternProgram/compiled(_:)``).
     func pattern() throws(SchemaError) -> String? {
         guard let field = try self.optionalMember("pattern") else { return nil }
         let pattern = try field.string()
-        guard (try? Regex(pattern)) != nil else {
-            throw SchemaError(path: field.path, reason: "not a valid regular expression")
+        do {
+            _ = try PatternProgram.compiled(pattern)
+        } catch {
+            throw SchemaError(path: field.path, reason: "not a valid regular expression: \(error)")
         }
         return pattern
     }

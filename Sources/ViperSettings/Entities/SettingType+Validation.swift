@@ -171,10 +171,11 @@ extension SettingType {
         ValueRejection("is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size)")
     }
 
-    /// Whether a whole text matches the regular expression `pattern` (checked when the schema was loaded).
+    /// Whether a whole text matches the regular expression `pattern`, in linear time: its program was compiled
+    /// when the schema was loaded, and is taken from the cache; a pattern the matcher refuses matches nothing.
     private static func matcher(_ pattern: String) -> (String) -> Bool {
-        let regex = try? Regex(pattern)
-        return { text in regex.map { (try? $0.wholeMatch(in: text)) != nil } ?? false }
+        guard let program = try? PatternProgram.compiled(pattern) else { return { _ in false } }
+        return program.matches
     }
 
     /// Unicode's control characters (category Cc): C0, DEL and C1, whose U+009B starts a terminal escape sequence
