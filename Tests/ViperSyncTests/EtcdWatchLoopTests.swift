@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import Testing
 import ViperSettings
 import ViperTestSupport
@@ -129,6 +130,40 @@ struct EtcdWatchLoopTests {
         withExtendedLifetime(gateway) {}
     }
 
+    @Test(
+        "listed values that could not be stored are failing, not watched, and listed and applied again after the backoff"
+    )
+    func notStoredIsListedAgain() async throws {
+        let gateway = try FakeEtcdGateway(watch: .hold)
+        let clock = ManualClock()
+        let configuration = try EtcdSourceConfiguration.parse(
+            url: "etcd://127.0.0.1:\(gateway.port)/viper",
+            backoff: Self.backoff,
+            probeInterval: .seconds(3600)
+        )
+        let source = EtcdRemoteSource(configuration: configuration, clock: clock, logger: LogRecorder().logger)
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        let outcome = OutcomeBox(.notStored(reason: "module m: No space left on device"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await source.run(applying: { _ in outcome.value.withLock { $0 } }, status: status) }
+            defer { group.cancelAll() }
+            // Not stored: no watch; the backoff, with the reason in the status.
+            try #require(await Eventually.wait { clock.pendingSleeps.contains(.seconds(1)) })
+            #expect(gateway.ranges == 1)
+            #expect(gateway.watches == 0)
+            #expect(status.snapshot.state == .failing)
+            let error = status.snapshot.lastError ?? ""
+            #expect(error.contains("could not be stored: module m: No space left on device"), "\(error)")
+
+            // Stored at the next attempt: listed again, then watched, and ok.
+            outcome.value.withLock { $0 = .stored }
+            clock.advance(by: .seconds(1))
+            try #require(await Eventually.wait { gateway.watches == 1 && status.snapshot.state == .ok })
+            #expect(gateway.ranges == 2)
+        }
+        withExtendedLifetime(gateway) {}
+    }
+
     /// Waits until the source sleeps a backoff delay, and returns it; fails when the source watched more than
     /// `watches` times meanwhile (it did not back off: the count explodes).
     static func backoff(_ clock: ManualClock, _ gateway: FakeEtcdGateway, watches: Int) async throws -> Duration {
@@ -140,4 +175,10 @@ struct EtcdWatchLoopTests {
         try #require(gateway.watches == watches, "watches before the source backed off")
         return try #require(clock.pendingSleeps.first { $0 < .seconds(60) })
     }
+}
+
+/// What applying gives, changed by the test while the source runs.
+private final class OutcomeBox: Sendable {
+    let value: Mutex<RemoteApplyOutcome>
+    init(_ outcome: RemoteApplyOutcome) { self.value = Mutex(outcome) }
 }

@@ -115,6 +115,8 @@ public final class EtcdRemoteSource: RemoteSource {
             let waiters = self.trigger.beginAttempt()
             var keySpace = EtcdKeySpace(prefix: self.configuration.prefix)
             var listed = false
+            // Listed, but the values could not be stored: tried again on the same endpoint.
+            var stored = true
             var retryDelay = Duration.zero
             do {
                 let result = try await self.gateway.range(
@@ -128,37 +130,28 @@ public final class EtcdRemoteSource: RemoteSource {
                     self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
                 }
                 if case .notStored(let reason) = await apply(keySpace.snapshot) {
-                    // Not taken as done: listed and applied again after the backoff, not watched from here.
+                    // Not taken as done: listed and applied again after the backoff (same endpoint), not watched.
                     failures += 1
                     let message =
                         "etcd \(name): the values at revision \(result.revision) could not be stored: \(reason)"
                     self.logger.warning("\(message)")
                     status.failed(message, at: self.wallClock.now())
                     retryDelay = self.scheduleRetry(afterFailures: failures, status: status)
-                    waiters.finished()
-                    let slept = await self.race { [retryDelay] in
-                        do {
-                            try await self.clock.sleep(for: retryDelay)
-                            return .syncRequested
-                        } catch {
-                            return .cancelled
-                        }
+                    stored = false
+                } else {
+                    // No next attempt first: whoever sees "ok" sees no stale retry time with it.
+                    status.scheduled(nextAttempt: nil)
+                    status.succeeded(
+                        revision: String(result.revision),
+                        at: self.wallClock.now(),
+                        stillFailing: watchFailure
+                    )
+                    if failures > 0 {
+                        self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
                     }
-                    if case .cancelled = slept { return }
-                    continue
+                    failures = 0
+                    listed = true
                 }
-                // No next attempt first: whoever sees "ok" sees no stale retry time with it.
-                status.scheduled(nextAttempt: nil)
-                status.succeeded(
-                    revision: String(result.revision),
-                    at: self.wallClock.now(),
-                    stillFailing: watchFailure
-                )
-                if failures > 0 {
-                    self.logger.notice("etcd sync recovered", metadata: ["endpoint": "\(name)"])
-                }
-                failures = 0
-                listed = true
             } catch {
                 if Task.isCancelled {
                     // Cut short: the status holds the previous outcome, not this range read's.
@@ -216,7 +209,7 @@ public final class EtcdRemoteSource: RemoteSource {
                 )
                 guard attempt > 0 else { continue }
                 retryDelay = self.scheduleRetry(afterFailures: attempt, status: status)
-            } else {
+            } else if stored {
                 endpointIndex += 1
             }
 
