@@ -64,8 +64,6 @@ public actor JSONFileRepository: SettingsRepository {
     var descriptors: [String: Int32] = [:]
     /// Records not yet taken by a batch, in order.
     var queue: [PendingWrite] = []
-    /// The newest record of each module while it is not durable: a write that changes nothing waits for it.
-    private var lastPending: [String: PendingWrite] = [:]
     /// Whether a caller is committing a batch (or compacting for ``close()``); the journals are its alone.
     var committing = false
     /// Callers of ``close()`` waiting for the journals.
@@ -173,7 +171,7 @@ public actor JSONFileRepository: SettingsRepository {
                 // Nothing to write, but the state decided on may hold writes that are not durable yet: "unchanged"
                 // is acknowledged once they are, and decided again if they failed (the state is then the durable
                 // one, where this change may be a change after all).
-                if let pending = self.lastPending[module], pending.outcome == nil {
+                if let pending = entry.lastPending, pending.outcome == nil {
                     await pending.settled()
                     continue
                 }
@@ -183,8 +181,8 @@ public actor JSONFileRepository: SettingsRepository {
             entry.state = after
             let pending = write(change, after)
             if after.revision > before.revision { pending.published = after.history.record(at: after.revision) }
-            self.lastPending[module] = pending
-            defer { if self.lastPending[module] === pending { self.lastPending[module] = nil } }
+            entry.lastPending = pending
+            defer { if entry.lastPending === pending { entry.lastPending = nil } }
             try await self.commit(pending)
             return (before, after)
         }

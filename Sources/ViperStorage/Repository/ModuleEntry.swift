@@ -23,6 +23,8 @@ final class ModuleEntry {
     /// After a failed write whose records could not be cut off the journal: the size to cut it to before the next
     /// append.
     var journalCut: Int?
+    /// The newest record while it is not durable: a write that changes nothing waits for it.
+    var lastPending: PendingWrite?
 
     init(_ loaded: LoadedModule, module: String, published: PublishedStates) {
         self.module = module
