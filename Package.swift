@@ -109,6 +109,7 @@ let package = Package(
             name: "ViperSystemd",
             dependencies: [
                 "CSystemd",
+                "SettingsAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

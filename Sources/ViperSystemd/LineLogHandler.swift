@@ -1,4 +1,5 @@
 public import Logging
+import SettingsAPI
 
 /// A swift-log `LogHandler` for standard error (`StreamLogHandler`'s format) that keeps every entry on one line:
 /// control characters in the message and in metadata values are written escaped (`\n`, `\r`, `\t`, `\u{1b}`), as are
@@ -89,17 +90,17 @@ public struct LineLogHandler: LogHandler {
         return result
     }
 
-    /// The escape of `scalar`: `\n`, `\r`, `\t`, `\\u{HEX}` for any other C0 or C1 control, DEL, the line and
-    /// paragraph separators and the invisible reordering characters (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069,
-    /// U+FEFF); `nil` for a character written as it is.
+    /// The escape of `scalar`: `\n`, `\r`, `\t`, `\\u{HEX}` for any other character ``QuotedText`` escapes (C0 and C1
+    /// controls, DEL, the line and paragraph separators) or finds invisible (the reordering marks, U+FEFF); `nil` for
+    /// a character written as it is.
     private static func escape(of scalar: Unicode.Scalar) -> String? {
         switch scalar.value {
         case 0x0A: "\\n"
         case 0x0D: "\\r"
         case 0x09: "\\t"
-        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
-            "\\u{\(String(scalar.value, radix: 16))}"
-        default: nil
+        default:
+            QuotedText.escaped(scalar) != nil || QuotedText.isInvisible(scalar)
+                ? "\\u{\(String(scalar.value, radix: 16))}" : nil
         }
     }
 }

@@ -57,32 +57,9 @@ public enum SettingValue: Sendable, Hashable {
         }
     }
 
-    /// Hashes what ``==(_:_:)`` compares: the bytes of strings, the bits of doubles.
+    /// Hashes what ``==(_:_:)`` compares, as its JSON value hashes it (the bytes of strings, the bits of doubles):
+    /// the two types compare alike.
     public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .bool(let value):
-            hasher.combine(0)
-            hasher.combine(value)
-        case .int(let value):
-            hasher.combine(1)
-            hasher.combine(value)
-        case .double(let value):
-            hasher.combine(2)
-            hasher.combine(value.bitPattern)
-        case .string(let value):
-            hasher.combine(3)
-            Self.combine(value, into: &hasher)
-        case .strings(let values):
-            hasher.combine(4)
-            hasher.combine(values.count)
-            for value in values { Self.combine(value, into: &hasher) }
-        }
-    }
-
-    /// Hashes the UTF-8 bytes of `text`, and their count so that a list's items stay apart.
-    private static func combine(_ text: String, into hasher: inout Hasher) {
-        var text = text
-        hasher.combine(text.utf8.count)
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        self.json.hash(into: &hasher)
     }
 }
