@@ -7,6 +7,12 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The products' code: a `nonisolated` async function runs where its caller runs (SE-0461) instead of hopping to
+/// the global executor and back, so a durable `Set` makes 20 task switches instead of 38 on the event loop that
+/// serves it (docs/performance.md). The test targets keep the default: the Swift Testing macros of this toolchain
+/// do not compile with it.
+let served = strict + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "viper-settings",
     platforms: [.macOS(.v15)],
@@ -35,13 +41,13 @@ let package = Package(
     ],
     targets: [
         // The few calls into the C library every part needs: errno text and the wall clock.
-        .target(name: "ViperPOSIX", swiftSettings: strict),
+        .target(name: "ViperPOSIX", swiftSettings: served),
         // The View's contract: JSON values, ViewModels and error codes shared by the daemon and settingsctl.
         // No Foundation, so that settingsctl starts fast.
         .target(
             name: "SettingsAPI",
             resources: [.embedInCode("io.viper.settings.varlink"), .embedInCode("io.viper.settings.Apply.varlink")],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // Entities, schemas and the VIPER Settings module (Interactor, Presenter, DataManager, Router, Builder).
         .target(
@@ -50,7 +56,7 @@ let package = Package(
                 "SettingsAPI",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // Durable storage: the JSON file Repository with its journal and group commit.
         .target(
@@ -62,7 +68,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // Varlink over a Unix socket (SwiftNIO) and the io.viper.settings binding to the Router.
         .target(
@@ -76,7 +82,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // Remote sync: an HTTP(S) document or an etcd cluster (its JSON gateway), behind RemoteSource.
         .target(
@@ -96,7 +102,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // libsystemd (sd_notify, sd_listen_fds, sd_journal_sendv) through pkg-config.
         .systemLibrary(
@@ -113,14 +119,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // The command line of the long-running programs (viper-settingsd, viper-settings-apply): --help laid out for
         // the terminal, usage errors as exit status 2.
         .target(
             name: "ViperCommandLine",
             dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // The daemon's composition root: configuration, wiring, services.
         .target(
@@ -142,11 +148,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // settingsctl, the View, without ArgumentParser (so without Foundation): the Varlink client, the renderers,
         // the common command lines, and the launcher that hands the others to settingsctl-full.
-        .target(name: "SettingsCLICore", dependencies: ["SettingsAPI", "ViperPOSIX"], swiftSettings: strict),
+        .target(name: "SettingsCLICore", dependencies: ["SettingsAPI", "ViperPOSIX"], swiftSettings: served),
         // The full command-line interface on swift-argument-parser: help, completions, usage errors.
         .target(
             name: "SettingsCLI",
@@ -155,7 +161,7 @@ let package = Package(
                 "SettingsCLICore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // The applier: renders the system's own files from settings (targets, Mustache), checks, replaces and
         // reloads them, following the daemon with Watch; its status and dry run on a Varlink socket of its own.
@@ -176,7 +182,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
         // The load generator: N blocking connections speaking Varlink or RESP, ops/s and latency histograms.
         .target(
@@ -187,19 +193,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
-            swiftSettings: strict
+            swiftSettings: served
         ),
-        .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: strict),
-        .executableTarget(name: "settings-bench", dependencies: ["SettingsBench"], swiftSettings: strict),
-        .executableTarget(name: "viper-settings-apply", dependencies: ["ViperApply"], swiftSettings: strict),
+        .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: served),
+        .executableTarget(name: "settings-bench", dependencies: ["SettingsBench"], swiftSettings: served),
+        .executableTarget(name: "viper-settings-apply", dependencies: ["ViperApply"], swiftSettings: served),
         // settingsctl takes its arguments from the C library's initializers (see StartupArguments.c).
         .target(name: "CStartupArguments"),
         .executableTarget(
             name: "settingsctl",
             dependencies: ["SettingsCLICore", "CStartupArguments"],
-            swiftSettings: strict
+            swiftSettings: served
         ),
-        .executableTarget(name: "settingsctl-full", dependencies: ["SettingsCLI"], swiftSettings: strict),
+        .executableTarget(name: "settingsctl-full", dependencies: ["SettingsCLI"], swiftSettings: served),
         // The Repository conformance suite every implementation passes.
         .target(
             name: "ViperSettingsTesting",

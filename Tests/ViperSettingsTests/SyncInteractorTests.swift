@@ -324,7 +324,7 @@ final class CountingSource: RemoteSource {
     var calls: Int { self.count.withLock { $0 } }
     var endpointDescription: String { "http://fleet.test/settings.json" }
     func run(
-        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
+        applying apply: nonisolated(nonsending) @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
         status: SyncStatusRecorder
     ) async {}
     func syncNow() async throws(SyncInterruption) {
@@ -345,7 +345,7 @@ final class StoppingSource: RemoteSource {
     var calls: Int { self.state.withLock { $0.calls } }
     var endpointDescription: String { "http://fleet.test/settings.json" }
     func run(
-        applying apply: @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
+        applying apply: nonisolated(nonsending) @escaping @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome,
         status: SyncStatusRecorder
     ) async {}
 
