@@ -72,7 +72,7 @@ public struct ModuleSchema: Sendable, Hashable {
     /// position the index no longer matches (the sections were changed after the schema was made) falls back to
     /// searching the sections.
     public func entry(at path: String) -> (sectionID: String, item: ItemSchema)? {
-        guard let dot = path.firstIndex(of: ".") else { return nil }
+        guard let dot = path.utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         let sectionID = path[..<dot]
         let itemID = path[path.index(after: dot)...]
         if let position = self.positions.table[path], self.sections.indices.contains(position.section) {

@@ -159,7 +159,7 @@ public final class SettingsRouter: Sendable {
 
     /// `module.section.item` as its module and its path in the module; `nil` without a dot.
     private static func split(_ key: String) -> (module: String, path: String)? {
-        guard let dot = key.firstIndex(of: ".") else { return nil }
+        guard let dot = key.utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         return (String(key[..<dot]), String(key[key.index(after: dot)...]))
     }
 }

@@ -60,20 +60,22 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             throw .invalidValue(key: key.description, value: input.description, reason: error.reason)
         }
         let module = self.schema.name
+        // The key in the module as the schema spells it (`path` is the caller's spelling).
+        let stored = key.path
         let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
             let current = ResolvedSetting(module: module, sectionID: sectionID, item: item, state: state)
             if current.isLocked {
                 throw .keyLocked(key: key.description, layer: current.winner)
             }
-            guard state.local[key.path] != value else { return nil }
-            return LocalChange(set: [key.path: value], revision: state.revision)
+            guard state.local[stored] != value else { return nil }
+            return LocalChange(set: [stored: value], revision: state.revision)
         }
         let outcome = SetOutcome(
             before: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: before),
             after: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: after),
             // A set changes nothing but this key's local value (and the revision with it): comparing that is
             // comparing the states, without walking a large module's layers.
-            changed: before.local[key.path] != after.local[key.path] || before.revision != after.revision,
+            changed: before.local[stored] != after.local[stored] || before.revision != after.revision,
             revision: after.revision
         )
         if outcome.changed { self.audit([(outcome.before, outcome.after)], caller: caller) }
@@ -151,9 +153,10 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
 
     /// Lets root and the module's writers through; logs every denial as an audit entry at notice. `key` is `nil`
     /// for the whole module.
-    func authorize(_ caller: Caller, key: String?, method: String) throws(SettingsFailure) {
+    func authorize(_ caller: Caller, key: @autoclosure () -> String?, method: String) throws(SettingsFailure) {
         let writers = self.schema.writers
         if caller.mayWrite(writers, accounts: self.accounts) { return }
+        let key = key()
         var metadata: Logger.Metadata = [
             "method": "\(method)",
             "client_uid": "\(caller.uid)",
