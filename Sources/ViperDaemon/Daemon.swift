@@ -95,7 +95,8 @@ public struct Daemon: Sendable {
         )
         await sync.interactor.restoreRevision()
         // Before serving: a watcher that resumes after its cursor hears of what a schema changed meanwhile.
-        let schemaTracker = ServedSchemaTracker(store: schemaStore, logger: logger)
+        let untoldSchemas = UntoldSchemas()
+        let schemaTracker = ServedSchemaTracker(store: schemaStore, untold: untoldSchemas, logger: logger)
         await schemaTracker.start(
             kept: keptSchemas,
             catalog: catalog,
@@ -146,13 +147,29 @@ public struct Daemon: Sendable {
                     let current = configurations.current
                     var schemasReloaded = true
                     do {
-                        let previous = catalog.current
+                        // Compared with what watchers were told of: for a module whose change could not be
+                        // recorded before, the schema served before that.
+                        let baseline = untoldSchemas.baseline(catalog.current)
+                        let previousSources = catalog.currentSources
                         let schemas = try catalog.load(
                             directory: current.modulesDirectory,
                             maxValueSize: current.maximumValueSize
                         )
                         router.replace(presenters: schemas.map(builder.build(schema:)))
-                        await builder.adopt(schemas: schemas, previous: previous)
+                        let untold = await builder.adopt(
+                            schemas: schemas,
+                            previous: baseline.previous,
+                            unknownPrevious: baseline.unknown
+                        )
+                        untoldSchemas.update(
+                            untold: untold,
+                            previous: baseline.previous,
+                            unknown: baseline.unknown,
+                            sources: previousSources
+                        )
+                        // What they were not told of, their watchers get as a resync: they start over from the
+                        // values served now.
+                        for module in untold.sorted() { feed.reset(module: module, cause: .schemaChangeNotStored) }
                         // The last fleet document again, under the new schemas: a value they reject is no longer
                         // in force (status says so), one they now accept is.
                         await sync.interactor.reapply()

@@ -6,6 +6,8 @@ import ViperStorage
 /// adds or removes a key or a module), as a reload tells them, and keeps the schemas served for the next start.
 struct ServedSchemaTracker: Sendable {
     let store: ServedSchemaStore
+    /// The modules whose schema change could not be recorded: their kept copies stay the ones told of.
+    let untold: UntoldSchemas
     let logger: Logger
 
     /// At start: records, as changes of the modules, what differs between `kept` (the schemas the state directory
@@ -44,20 +46,22 @@ struct ServedSchemaTracker: Sendable {
                     )
                 }
             }
-            await builder.adopt(
+            let untold = await builder.adopt(
                 schemas: current,
                 previous: previous,
                 unknownPrevious: unknown,
                 addedModulesAreNew: true
             )
+            self.untold.update(untold: untold, previous: previous, unknown: unknown, sources: kept)
         }
         self.keep(sources, kept: kept)
     }
 
-    /// Keeps `sources` as the schemas served; `kept` is what the store holds, when just read.
+    /// Keeps `sources` as the schemas served, but for the modules whose change could not be recorded (their copy
+    /// stays the one told of, so that the next start records it); `kept` is what the store holds, when just read.
     func keep(_ sources: [String: [UInt8]], kept: [String: [UInt8]]? = nil) {
         do {
-            try self.store.record(sources, kept: kept)
+            try self.store.record(self.untold.sourcesToKeep(sources), kept: kept)
         } catch {
             self.logger.warning(
                 """

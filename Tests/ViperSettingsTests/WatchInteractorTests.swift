@@ -497,7 +497,7 @@ struct WatchModulesChangedTests {
             }
             var iterator = events.makeAsyncIterator()
             _ = await WatchInteractorTests.untilReady(&iterator)
-            self.feed.reset(module: "network")
+            self.feed.reset(module: "network", cause: .stateReloaded)
             let restart = await WatchInteractorTests.untilReady(&iterator)
             guard case .resync(.stateReloaded(module: "network")) = restart.first, restart.count == 3 else {
                 Issue.record("expected a resync, the current value and ready, got \(restart)")

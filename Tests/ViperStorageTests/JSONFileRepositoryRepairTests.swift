@@ -227,7 +227,10 @@ struct JSONFileRepositoryRepairTests {
             LocalChange(set: ["proxy.mode": .string("auto")], revision: $0.revision + 1)
         }.after
         #expect(after.local == ["proxy.port": .int(4), "proxy.mode": .string("auto")] && after.revision == 5)
-        #expect(await subscription.next() == .reset(module: "network"), "what was served meanwhile was not the state")
+        #expect(
+            await subscription.next() == .reset(module: "network", cause: .stateReloaded),
+            "what was served meanwhile was not the state"
+        )
     }
 
     @Test("a module whose files cannot be used refuses writes before any is tried: writeRefusal names the file")

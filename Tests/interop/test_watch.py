@@ -367,6 +367,80 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     assert {event["revision"] for event in added} == {removal + 1}, events
 
 
+def daemon_with_own_modules(daemon_factory):
+    """A started daemon serving a copy of the bundled modules, and that copy's folder."""
+    daemon = daemon_factory(start=False)
+    modules = os.path.join(daemon_factory.root, "modules")
+    shutil.copytree(support.MODULES_DIR, modules)
+    daemon.extra_args += ["--modules-dir", modules]
+    daemon.start()
+    return daemon, modules
+
+
+def change_port_default(modules, default):
+    path = os.path.join(modules, "network.json")
+    with open(path) as file:
+        schema = json.load(file)
+    next(item for item in schema["sections"][0]["items"] if item["id"] == "port")["default"] = default
+    with open(path, "w") as file:
+        json.dump(schema, file)
+
+
+def test_schema_change_recorded_but_not_kept_is_told_once(daemon_factory):
+    """A reload records its change, then keeps a copy of the new schema for the next start: a crash in between
+    leaves the old copy, and the next start, comparing it again, must not tell the change a second time (a watcher
+    resuming from before the reload got it twice, at two revisions)."""
+    daemon, modules = daemon_with_own_modules(daemon_factory)
+    kept = daemon.state_dir / "schemas" / "network.json"
+    old_copy = kept.read_bytes()
+    with reference_proxy(daemon) as watcher:
+        stream = watcher.Watch(keys=["network"], _more=True)
+        cursor = until_ready(stream)[-1]["cursor"]
+        change_port_default(modules, 3200)
+        daemon.process.send_signal(signal.SIGHUP)
+        event = next_event(stream)
+    told = ("change", PORT, 3128, 3200, event["revision"])
+    assert change_summary(event) == told and event["cause"] == "schema", event
+    end = time.monotonic() + DEADLINE
+    while kept.read_bytes() == old_copy:  # the reload keeps the new copy after telling the change
+        assert time.monotonic() < end, "the reloaded schema was never kept"
+        time.sleep(0.02)  # polling interval, not a bound
+    daemon.stop_and_check()
+    kept.write_bytes(old_copy)  # what a crash right after the record leaves
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["network"], after=cursor, _more=True))
+    assert [change_summary(event) for event in events[:-1]] == [told], events
+    assert daemon.ctl("get", PORT).stdout.strip() == "3200"
+
+
+def test_reload_whose_change_cannot_be_stored_resyncs_then_is_recorded(daemon_factory):
+    """A reload changes a default while the state directory cannot be written (moved away): the new default is
+    served, so the module's live watchers get a resync with it; the copy kept stays the old schema, so the start
+    after the directory is back records the change, and a watcher resuming from before the reload hears of it."""
+    daemon, modules = daemon_with_own_modules(daemon_factory)
+    away = daemon.state_dir.with_name("state-away")
+    with reference_proxy(daemon) as watcher:
+        stream = watcher.Watch(keys=["network"], _more=True)
+        cursor = until_ready(stream)[-1]["cursor"]
+        os.rename(daemon.state_dir, away)
+        change_port_default(modules, 3200)
+        daemon.process.send_signal(signal.SIGHUP)
+        event = next_event(stream)
+        assert event["event"] == "resync" and "could not be stored" in event["reason"], event
+        current = until_ready(stream)
+    assert [(e["key"], e["value"]) for e in current if e.get("key") == PORT] == [(PORT, 3200)], current
+    daemon.stop()
+    if daemon.state_dir.exists():
+        shutil.rmtree(daemon.state_dir)
+    os.rename(away, daemon.state_dir)
+    daemon.start()
+    with reference_proxy(daemon) as watcher:
+        events = until_ready(watcher.Watch(keys=["network"], after=cursor, _more=True))
+    assert [change_summary(event)[:4] for event in events[:-1]] == [("change", PORT, 3128, 3200)], events
+    assert events[0]["cause"] == "schema", events[0]
+
+
 def test_unreadable_kept_schema_resyncs_the_watchers_of_its_module(daemon_factory):
     """The copy of a module's schema kept in STATE/schemas is empty (as a crash could leave it) at a start: the
     schema the module was served with is unknown, so a watcher that resumes after its cursor gets a resync and the

@@ -21,9 +21,17 @@ public final class ChangeFeed: Sendable {
         case records([Published])
         /// The backlog overflowed: records were dropped; the watcher must start over from the current state.
         case overflow
+        /// The watcher must start over from the module's current state, for `cause`.
+        case reset(module: String, cause: ResetCause)
+    }
+
+    /// Why the watchers of a module must start over from its current state.
+    public enum ResetCause: Sendable, Hashable {
         /// The module's state was read again from its files (they could not be used before): what was served
-        /// meanwhile was not its state; the watcher must start over from the current state.
-        case reset(module: String)
+        /// meanwhile was not its state.
+        case stateReloaded
+        /// A schema reload changed the module's values and the change could not be stored: it was not published.
+        case schemaChangeNotStored
     }
 
     private struct Subscriber {
@@ -31,8 +39,8 @@ public final class ChangeFeed: Sendable {
         var modules: Set<String>?
         var backlog: [Published] = []
         var overflowed = false
-        /// A module whose state was read again, to be told before anything else.
-        var reset: String?
+        /// A module whose watchers must start over, and why, to be told before anything else.
+        var reset: (module: String, cause: ResetCause)?
         var waiter: CheckedContinuation<Delivery?, Never>?
     }
 
@@ -99,9 +107,10 @@ public final class ChangeFeed: Sendable {
         }
     }
 
-    /// Tells the subscriptions to `module` that its state was read again from its files: each gets
-    /// ``Delivery/reset(module:)`` next, its unread records dropped (the state they lead to is in the current one).
-    public func reset(module: String) {
+    /// Tells the subscriptions to `module` to start over from its current state, for `cause`: each gets
+    /// ``Delivery/reset(module:cause:)`` next, its unread records dropped (the state they lead to is in the current
+    /// one).
+    public func reset(module: String, cause: ResetCause) {
         var wake: [CheckedContinuation<Delivery?, Never>] = []
         self.state.withLock { state in
             for id in state.subscribers.keys where state.subscribers[id]!.modules?.contains(module) ?? true {
@@ -111,13 +120,13 @@ public final class ChangeFeed: Sendable {
                     state.subscribers[id]!.waiter = nil
                     wake.append(waiter)
                 } else {
-                    state.subscribers[id]!.reset = module
+                    state.subscribers[id]!.reset = (module, cause)
                 }
             }
         }
         guard !wake.isEmpty else { return }
         self.schedule { [wake] in
-            for waiter in wake { waiter.resume(returning: .reset(module: module)) }
+            for waiter in wake { waiter.resume(returning: .reset(module: module, cause: cause)) }
         }
     }
 
@@ -138,9 +147,9 @@ public final class ChangeFeed: Sendable {
                 let ready: Delivery?? = self.state.withLock { state in
                     guard var subscriber = state.subscribers[id], !Task.isCancelled else { return .some(nil) }
                     defer { state.subscribers[id] = subscriber }
-                    if let module = subscriber.reset {
+                    if let reset = subscriber.reset {
                         subscriber.reset = nil
-                        return .some(.reset(module: module))
+                        return .some(.reset(module: reset.module, cause: reset.cause))
                     }
                     if subscriber.overflowed {
                         subscriber.overflowed = false

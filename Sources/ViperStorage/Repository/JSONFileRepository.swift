@@ -269,7 +269,7 @@ public actor JSONFileRepository: SettingsRepository {
                 metadata: ["module": "\(module)"]
             )
             // What was served meanwhile was not the module's state: its watchers start over from the real one.
-            self.feed?.reset(module: module)
+            self.feed?.reset(module: module, cause: .stateReloaded)
         }
         return entry
     }

@@ -5,13 +5,26 @@ extension SettingsInteractor {
     /// Interactor's schema: a changed default in force, a key added or removed. Moves the revision on once when any
     /// did; logs and gives up when the change cannot be stored (the values are served anyway). Then logs each stored
     /// value the new schema does not accept, as loading the module does.
-    public func adopt(previous: ModuleSchema) async {
+    ///
+    /// Nothing is recorded when the module's newest change is a schema change of exactly these values: it was
+    /// recorded already, and the copy of the schema kept for the next start was not written after it (the daemon
+    /// stopped in between, or the copy could not be written), so a start compares the older copy again.
+    ///
+    /// - Returns: False when the change could not be stored: watchers were not told of it.
+    @discardableResult
+    public func adopt(previous: ModuleSchema) async -> Bool {
         let schema = self.schema
-        guard previous != schema else { return }
+        guard previous != schema else { return true }
+        var recorded = true
         do {
             _ = try await self.repository.update(module: schema.name) { state in
                 let changes = Self.changes(from: previous, to: schema, state: state)
                 guard !changes.isEmpty else { return nil }
+                if let newest = state.history.record(at: state.revision), newest.cause == .schema,
+                    newest.changes == changes
+                {
+                    return nil
+                }
                 let revision = state.revision + 1
                 return LocalChange(
                     revision: revision,
@@ -19,6 +32,7 @@ extension SettingsInteractor {
                 )
             }
         } catch {
+            recorded = false
             self.logger.error(
                 "could not record the values the reloaded schema changed",
                 metadata: ["error": "\(error)"]
@@ -26,13 +40,16 @@ extension SettingsInteractor {
         }
         // As at start: each stored value the reloaded schema does not accept is said, since it is now ignored (not
         // for a module no longer served: all of them are, and it was said that the module is gone).
-        guard !schema.sections.isEmpty, let state = try? await self.repository.state(of: schema.name) else { return }
+        guard !schema.sections.isEmpty, let state = try? await self.repository.state(of: schema.name) else {
+            return recorded
+        }
         for broken in schema.brokenValues(in: state) {
             self.logger.warning(
                 "\(schema.message(for: broken))",
                 metadata: schema.metadata(for: broken).mapValues { .string($0) }
             )
         }
+        return recorded
     }
 
     /// Makes the module's watchers start over from its current values, when the schema it was served with before is
@@ -40,16 +57,21 @@ extension SettingsInteractor {
     /// (every key added) would tell what did not happen. The revision moves on once without a change record, so a
     /// watcher resuming from before gets a resync, then the current values. Logs and gives up when the change cannot
     /// be stored.
-    public func restartHistory() async {
+    ///
+    /// - Returns: False when the fresh start could not be stored.
+    @discardableResult
+    public func restartHistory() async -> Bool {
         do {
             _ = try await self.repository.update(module: self.schema.name) { state in
                 LocalChange(revision: state.revision + 1)
             }
+            return true
         } catch {
             self.logger.error(
                 "could not record that the schema served before is unknown",
                 metadata: ["error": "\(error)"]
             )
+            return false
         }
     }
 

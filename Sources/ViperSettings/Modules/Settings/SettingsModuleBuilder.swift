@@ -38,27 +38,31 @@ public struct SettingsModuleBuilder: Sendable {
     ///     be read); none of `previous`.
     ///   - addedModulesAreNew: True at a reload; false at start, where a module without a kept schema may simply
     ///     predate the keeping of schemas.
+    /// - Returns: The modules whose change could not be stored (the disk failed): their watchers were not told.
+    @discardableResult
     public func adopt(
         schemas: [ModuleSchema],
         previous: [ModuleSchema],
         unknownPrevious: Set<String> = [],
         addedModulesAreNew: Bool = true
-    ) async {
+    ) async -> Set<String> {
         let old = Dictionary(previous.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var untold: Set<String> = []
         for schema in schemas {
             if unknownPrevious.contains(schema.name) {
-                await self.interactor(schema).restartHistory()
+                if await !self.interactor(schema).restartHistory() { untold.insert(schema.name) }
                 continue
             }
             guard let before = old[schema.name] ?? (addedModulesAreNew ? .empty(named: schema.name) : nil),
                 before != schema
             else { continue }
-            await self.interactor(schema).adopt(previous: before)
+            if await !self.interactor(schema).adopt(previous: before) { untold.insert(schema.name) }
         }
         let served = Set(schemas.map(\.name))
         for before in previous where !served.contains(before.name) {
-            await self.interactor(.empty(named: before.name)).adopt(previous: before)
+            if await !self.interactor(.empty(named: before.name)).adopt(previous: before) { untold.insert(before.name) }
         }
+        return untold
     }
 
     private func interactor(_ schema: ModuleSchema) -> SettingsInteractor {

@@ -34,6 +34,9 @@ public enum WatchResyncReason: Sendable, Hashable {
     case moduleRemoved(module: String)
     /// The module's state files could not be used, and now can: what was served meanwhile was not its state.
     case stateReloaded(module: String)
+    /// A schema reload changed the module's values and the change could not be stored (the state directory cannot
+    /// be written): it has no revision, and is told once it is stored, at a later reload or start.
+    case schemaChangeNotStored(module: String)
     /// A change the history holds has a value of `key` that the schema rejects, so the daemon never serves it: the
     /// state files were edited by hand, or the schema changed since.
     case historyRejected(module: String, key: String)

@@ -46,14 +46,17 @@ public struct WatchInteractor: WatchInteractorProtocol {
         }
         while let delivery = await subscription.next() {
             switch delivery {
-            case .reset(let module):
-                try await emit(.resync(reason: .stateReloaded(module: module)))
-                if scope.everything { scope = try WatchScope(targets: [], schemas: self.schemas()) }
+            case .reset(let module, let cause):
+                switch cause {
+                case .stateReloaded: try await emit(.resync(reason: .stateReloaded(module: module)))
+                case .schemaChangeNotStored: try await emit(.resync(reason: .schemaChangeNotStored(module: module)))
+                }
+                try self.refresh(&scope)
                 position = try await self.sendCurrent(scope: scope, emit: emit)
             case .overflow:
                 self.logger.notice("a watcher fell behind; it gets a resync")
                 try await emit(.resync(reason: .fellBehind))
-                if scope.everything { scope = try WatchScope(targets: [], schemas: self.schemas()) }
+                try self.refresh(&scope)
                 position = try await self.sendCurrent(scope: scope, emit: emit)
             case .records(let published):
                 for item in published {
@@ -184,6 +187,16 @@ public struct WatchInteractor: WatchInteractorProtocol {
 
     /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
     @inline(never)  // its frame is not held for the whole stream
+    /// Brings `scope` to the schemas served now, before the current values are sent again: those of a reload
+    /// since the watch began resolve them (a watch of every module also takes the modules a reload added).
+    private func refresh(_ scope: inout WatchScope) throws(SettingsFailure) {
+        if scope.everything {
+            scope = try WatchScope(targets: [], schemas: self.schemas())
+        } else {
+            scope.refresh(from: self.schemas())
+        }
+    }
+
     private func sendCurrent(
         scope: WatchScope,
         emit: @Sendable (WatchEvent) async throws -> Void

@@ -42,6 +42,9 @@ public struct WatchPresenter: WatchPresenterProtocol {
         case .stateReloaded(let module):
             "the state files of module \(module) can be read again (its defaults were served meanwhile); sending the"
                 + " current values"
+        case .schemaChangeNotStored(let module):
+            "a schema reload changed values of module \(module) but the change could not be stored (the state"
+                + " directory cannot be written); sending the current values"
         case .historyRejected(let module, let key):
             "the change history of module \(module) holds a value of \(key) that its schema rejects (a state file"
                 + " edited by hand, or a schema changed since); sending the current values"

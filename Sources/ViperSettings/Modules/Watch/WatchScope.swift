@@ -54,6 +54,11 @@ struct WatchScope: Sendable {
         self.retired = retired
     }
 
+    /// Takes the schema of each watched module from `schemas` (those served now), where it is still served.
+    mutating func refresh(from schemas: [ModuleSchema]) {
+        for schema in schemas where self.modules[schema.name] != nil { self.modules[schema.name] = schema }
+    }
+
     /// The watched modules that are served, sorted.
     var moduleNames: [String] { self.modules.keys.sorted() }
 
