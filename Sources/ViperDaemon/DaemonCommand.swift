@@ -19,8 +19,11 @@ public struct DaemonCommand: ServiceCommand {
             below says its default. Relative paths in the file are relative to the file.
 
             Signals:
-              SIGTERM, SIGINT  stop gracefully: idle connections close at once,
-                               a call in progress may finish for up to 5 s.
+              SIGTERM, SIGINT  stop gracefully: for 0.1 s connections already
+                               queued are still accepted and calls already
+                               sent still answered; then idle connections
+                               close, a call in progress may finish for up to
+                               5 s.
               SIGHUP           reload the schemas and the configuration keys a
                                reload applies: \(Self.keysAppliedOnReload); a
                                changed key that needs a restart is logged. A
@@ -130,6 +133,8 @@ public struct DaemonCommand: ServiceCommand {
         } catch {
             // The message repeats what the file or a flag says: on one line, whatever it holds.
             FileHandle.standardError.write(Data("viper-settingsd: \(LineLogHandler.escaping("\(error)"))\n".utf8))
+            // Started by its socket: the calls waiting would start it again at once, failing the socket unit.
+            SocketActivation.closePendingConnections()
             throw ExitCode(2)
         }
         let useJournal = JournalLogHandler.isConnectedToJournal()

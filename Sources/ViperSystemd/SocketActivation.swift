@@ -39,6 +39,33 @@ public enum SocketActivation {
         }
     }
 
+    /// Accepts and closes every connection waiting on the listening sockets passed by socket activation, for a
+    /// daemon that exits without serving (a configuration error): while a connection waits, systemd starts the
+    /// service again at once, until its start limit fails the socket unit, which then stays failed after the error is
+    /// mended. The clients see the connection closed without an answer. Consumes the descriptors as
+    /// ``listeningDescriptors()`` does.
+    ///
+    /// - Returns: How many connections were closed.
+    @discardableResult
+    public static func closePendingConnections() -> Int {
+        var closed = 0
+        for (fd, _) in self.listeningDescriptors() where self.isListening(fd) {
+            while true {
+                // Only what is waiting now: a blocking accept would wait for the next client.
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 0) == 1, ready.revents & Int16(POLLIN) != 0 else { break }
+                let connection = accept(fd, nil, nil)
+                if connection < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    break
+                }
+                close(connection)
+                closed += 1
+            }
+        }
+        return closed
+    }
+
     /// Whether `fd` is a connected stream socket (not listening): what a socket unit with `Accept=yes` passes, one
     /// per connection.
     public static func isConnectedStream(_ fd: Int32) -> Bool {

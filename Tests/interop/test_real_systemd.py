@@ -2,10 +2,11 @@
 
 Runs Tests/systemd/run-in-systemd.sh: install (staged with DESTDIR, copied into the container), socket
 activation on the first settingsctl call, StatusText, reload keeping values and open connections, journald
-audit fields, watchdog kill and restart, stop, `systemd-analyze verify` and `systemd-analyze security`; then
+audit fields, watchdog kill and restart, a configuration error that leaves the socket listening, stop, `systemd-analyze verify` and `systemd-analyze security`; then
 viper-settings-apply.service in its sandbox: files rendered at start and on `settingsctl set` (resolved and logind
 drop-ins), reloads reaching PID 1, a failing check keeping the old file, a destination outside ReadWritePaths=
-refused, kill -9 during a burst of sets and restart, journal entries, Status on its socket, its exposure score.
+refused, kill -9 during a burst of sets and restart, a stop during a running check (nothing written or recorded),
+journal entries, Status on its socket, its exposure score.
 Skipped unless running as root with /lib/systemd/systemd and a working `unshare`.
 """
 

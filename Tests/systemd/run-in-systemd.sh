@@ -311,6 +311,23 @@ ctr systemctl daemon-reload
 ctr systemctl restart viper-settingsd || true
 check "active again without the drop-in" wait_for 10 state_is active
 
+# --- 5b. a configuration error is not restarted into a failed socket -------------------------------------------
+CONF="/proc/$PID/root/etc/viper-settings/viper-settingsd.conf"
+cp "$CONF" "$WORK/viper-settingsd.conf.good"
+ctr systemctl stop viper-settingsd
+restarts_before=$(show viper-settingsd NRestarts)
+echo 'no-such-key = 1' >>"$CONF"
+ctr settingsctl get network.proxy.mode >/dev/null 2>&1 || true   # the socket starts the daemon, which exits 2
+service_failed() { [ "$(ctr systemctl is-active viper-settingsd.service 2>/dev/null)" = failed ]; }
+check "a configuration error (exit 2) leaves the service failed" wait_for 20 service_failed
+check "... not restarted (RestartPreventExitStatus=2: NRestarts stays $restarts_before)" \
+    test "$(show viper-settingsd NRestarts)" = "$restarts_before"
+check "... the socket still listening" test "$(ctr systemctl is-active viper-settingsd.socket 2>/dev/null)" = active
+cp "$WORK/viper-settingsd.conf.good" "$CONF"
+check "once the file is fixed, the next call starts the daemon and is answered" \
+    test "$(ctr settingsctl get network.proxy.mode 2>&1)" = manual
+ctr systemctl reset-failed viper-settingsd.service 2>/dev/null || true
+
 # --- 6. stop and security ---------------------------------------------------------------------------------------
 check "systemctl stop viper-settingsd" ctr systemctl stop viper-settingsd
 check "inactive after stop" state_is inactive
@@ -432,6 +449,36 @@ check "active again (within 60 s)" wait_for 60 apply_state_is active
 check "$RESOLVED_DROPIN ends with the last value, DNS=10.0.0.50 (within 60 s)" \
     wait_for 60 file_has_line "$RESOLVED_DROPIN" DNS=10.0.0.50
 echo "left in resolved.conf.d: $(ls -A "$R/etc/systemd/resolved.conf.d" | tr '\n' ' ')"
+
+# --- 9b. a stop during a running check: the applier stops the command itself, writes and records nothing ---------
+# (KillMode=mixed: with the default, systemd's SIGTERM reached the check too, which failed and was recorded.)
+SLOW_DESTINATION=/etc/environment.d/91-viper-slow.conf
+cat >"$R/etc/viper-settings/apply.d/zz-viper-slow.mustache" <<'T'
+VIPER_SLOW_PORT={{network.proxy.port}}
+T
+# The check of port 6000 says that it runs, then runs far longer than the stop takes.
+cat >"$R/etc/viper-settings/apply.d/zz-viper-slow.json" <<JSON
+{"reads": ["network.proxy.port"], "template": "zz-viper-slow.mustache", "destination": "$SLOW_DESTINATION",
+ "check": ["/bin/sh", "-c", "if grep -qx VIPER_SLOW_PORT=6000 \"\$1\"; then touch /run/viper-settings-apply/check-running; sleep 50; fi", "check", "{file}"]}
+JSON
+check "settingsctl set network.proxy.port 5000" ctr settingsctl set network.proxy.port 5000
+check "systemctl reload viper-settings-apply (the slow target read)" ctr systemctl reload viper-settings-apply
+check "slow target rendered: VIPER_SLOW_PORT=5000 (within 60 s)" \
+    wait_for 60 file_has_line "$SLOW_DESTINATION" VIPER_SLOW_PORT=5000
+check "settingsctl set network.proxy.port 6000 (its check runs 50 s)" ctr settingsctl set network.proxy.port 6000
+check "the check of 6000 runs (within 60 s)" wait_for 60 test -e "$R/run/viper-settings-apply/check-running"
+CTR_TIMEOUT=30 check "systemctl stop viper-settings-apply during the check" ctr systemctl stop viper-settings-apply
+check "stopped with result success" test "$(show viper-settings-apply Result)" = success
+check "the file stays VIPER_SLOW_PORT=5000" file_has_line "$SLOW_DESTINATION" VIPER_SLOW_PORT=5000
+stopped_check_recorded() { apply_entry TARGET=zz-viper-slow RESULT=check-failed >/dev/null; }
+check "journal: no check-failed entry for the check stopped" eval '! stopped_check_recorded'
+slow_outcome() {
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["outcomes"]["zz-viper-slow"]["result"])' \
+        "$R/var/lib/viper-settings-apply/state.json" 2>/dev/null
+}
+check "state.json: the slow target's outcome is still 'written' (got: $(slow_outcome))" test "$(slow_outcome)" = written
+rm -f "$R/etc/viper-settings/apply.d/zz-viper-slow."*
+CTR_TIMEOUT=60 check "systemctl start viper-settings-apply" ctr systemctl start viper-settings-apply
 
 # --- 10. stop and security --------------------------------------------------------------------------------------
 CTR_TIMEOUT=30 check "systemctl stop viper-settings-apply" ctr systemctl stop viper-settings-apply
