@@ -27,6 +27,21 @@ enum Fixtures {
 
     static var network: ModuleSchema { try! ModuleSchema(json: networkJSON) }
 
+    /// The network schema with another default for `proxy.port`, as a reload of an edited file gives it.
+    static func network(portDefault: Int) throws -> ModuleSchema {
+        var json = networkJSON.objectValue!
+        var sections = json["sections"]!.arrayValue!
+        var proxy = sections[0].objectValue!
+        var items = proxy["items"]!.arrayValue!
+        var port = items[1].objectValue!
+        port["default"] = .int(Int64(portDefault))
+        items[1] = .object(port)
+        proxy["items"] = .array(items)
+        sections[0] = .object(proxy)
+        json["sections"] = .array(sections)
+        return try ModuleSchema(json: .object(json))
+    }
+
     static let root = Caller(uid: 0, gid: 0, pid: 42)
     static let alice = Caller(uid: 1000, gid: 1000, pid: 43)
     static let bob = Caller(uid: 1001, gid: 1001, pid: 44)

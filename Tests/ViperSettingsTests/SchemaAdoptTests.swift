@@ -9,21 +9,7 @@ struct SchemaAdoptTests {
     let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// The network schema with the port's default changed to 3200.
-    static var reloaded: ModuleSchema {
-        get throws {
-            var json = Fixtures.networkJSON.objectValue!
-            var sections = json["sections"]!.arrayValue!
-            var proxy = sections[0].objectValue!
-            var items = proxy["items"]!.arrayValue!
-            var port = items[1].objectValue!
-            port["default"] = 3200
-            items[1] = .object(port)
-            proxy["items"] = .array(items)
-            sections[0] = .object(proxy)
-            json["sections"] = .array(sections)
-            return try ModuleSchema(json: .object(json))
-        }
-    }
+    static var reloaded: ModuleSchema { get throws { try Fixtures.network(portDefault: 3200) } }
 
     func interactor(_ schema: ModuleSchema, over repository: any SettingsRepository) -> SettingsInteractor {
         SettingsInteractor(schema: schema, repository: repository, accounts: FakeAccounts(), logger: self.logger)

@@ -289,17 +289,7 @@ struct WatchInteractorTests {
 
     @Test("a schema reload that changes a default in force is a change caused by the schema")
     func schemaReload() async throws {
-        var json = Fixtures.networkJSON.objectValue!
-        var sections = json["sections"]!.arrayValue!
-        var proxy = sections[0].objectValue!
-        var items = proxy["items"]!.arrayValue!
-        var port = items[1].objectValue!
-        port["default"] = 3129
-        items[1] = .object(port)
-        proxy["items"] = .array(items)
-        sections[0] = .object(proxy)
-        json["sections"] = .array(sections)
-        let reloaded = try ModuleSchema(json: .object(json))
+        let reloaded = try Fixtures.network(portDefault: 3129)
         try await self.watching(["network.proxy.port"]) { events in
             _ = await Self.untilReady(&events)
             await SettingsInteractor(

@@ -262,12 +262,27 @@ def test_watch_unknown_key_or_module(daemon, keys, error, parameters):
         assert proxy.Get(key=PORT)["item"]["value"] == 3128
 
 
-def test_schema_reload_streams_changes_with_cause_schema(daemon_factory):
+def daemon_with_own_modules(daemon_factory):
+    """A started daemon serving a copy of the bundled modules, and that copy's folder."""
     daemon = daemon_factory(start=False)
     modules = os.path.join(daemon_factory.root, "modules")
     shutil.copytree(support.MODULES_DIR, modules)
     daemon.extra_args += ["--modules-dir", modules]
     daemon.start()
+    return daemon, modules
+
+
+def change_port_default(modules, default):
+    path = os.path.join(modules, "network.json")
+    with open(path) as file:
+        schema = json.load(file)
+    next(item for item in schema["sections"][0]["items"] if item["id"] == "port")["default"] = default
+    with open(path, "w") as file:
+        json.dump(schema, file)
+
+
+def test_schema_reload_streams_changes_with_cause_schema(daemon_factory):
+    daemon, modules = daemon_with_own_modules(daemon_factory)
     with reference_proxy(daemon) as watcher:
         stream = watcher.Watch(keys=["network"], _more=True)
         ready = until_ready(stream)[-1]
@@ -302,11 +317,7 @@ def test_schema_reload_streams_changes_with_cause_schema(daemon_factory):
 def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     """A package upgrade changes a default, and removes a module, while the daemon is stopped: a watcher that
     resumes after its cursor hears of it (the applier follows so), as it would of a reload."""
-    daemon = daemon_factory(start=False)
-    modules = os.path.join(daemon_factory.root, "modules")
-    shutil.copytree(support.MODULES_DIR, modules)
-    daemon.extra_args += ["--modules-dir", modules]
-    daemon.start()
+    daemon, modules = daemon_with_own_modules(daemon_factory)
     with reference_proxy(daemon) as watcher:
         network = until_ready(watcher.Watch(keys=["network"], _more=True))[-1]["cursor"]
     with reference_proxy(daemon) as watcher:
@@ -314,12 +325,7 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     with reference_proxy(daemon) as watcher:
         power = until_ready(watcher.Watch(keys=["power", "network.proxy.mode"], _more=True))[-1]["cursor"]
     daemon.stop_and_check()
-    path = os.path.join(modules, "network.json")
-    with open(path) as file:
-        schema = json.load(file)
-    next(item for item in schema["sections"][0]["items"] if item["id"] == "port")["default"] = 3200
-    with open(path, "w") as file:
-        json.dump(schema, file)
+    change_port_default(modules, 3200)
     os.remove(os.path.join(modules, "power.json"))
     daemon.start()
     with reference_proxy(daemon) as watcher:
@@ -365,25 +371,6 @@ def test_schema_changed_while_stopped_reaches_a_resumed_watcher(daemon_factory):
     assert added and all(event["event"] == "change" and event["cause"] == "schema" for event in added), events
     assert all("value" in event and "old" not in event for event in added), events
     assert {event["revision"] for event in added} == {removal + 1}, events
-
-
-def daemon_with_own_modules(daemon_factory):
-    """A started daemon serving a copy of the bundled modules, and that copy's folder."""
-    daemon = daemon_factory(start=False)
-    modules = os.path.join(daemon_factory.root, "modules")
-    shutil.copytree(support.MODULES_DIR, modules)
-    daemon.extra_args += ["--modules-dir", modules]
-    daemon.start()
-    return daemon, modules
-
-
-def change_port_default(modules, default):
-    path = os.path.join(modules, "network.json")
-    with open(path) as file:
-        schema = json.load(file)
-    next(item for item in schema["sections"][0]["items"] if item["id"] == "port")["default"] = default
-    with open(path, "w") as file:
-        json.dump(schema, file)
 
 
 def test_schema_change_recorded_but_not_kept_is_told_once(daemon_factory):
@@ -471,11 +458,7 @@ def test_unreadable_kept_schema_resyncs_the_watchers_of_its_module(daemon_factor
 def test_schema_rejected_at_start_serves_the_module_as_last_served(daemon_factory):
     """A schema file the daemon now rejects (an unknown key) at a start: the module is served as it was last
     served, as a reload keeps the previous version; watchers hear of no removal, its values stay."""
-    daemon = daemon_factory(start=False)
-    modules = os.path.join(daemon_factory.root, "modules")
-    shutil.copytree(support.MODULES_DIR, modules)
-    daemon.extra_args += ["--modules-dir", modules]
-    daemon.start()
+    daemon, modules = daemon_with_own_modules(daemon_factory)
     settingsctl(daemon, "set", "display.output.scale", "1.5")
     with reference_proxy(daemon) as watcher:
         cursor = until_ready(watcher.Watch(keys=["display"], _more=True))[-1]["cursor"]
@@ -495,11 +478,7 @@ def test_schema_rejected_at_start_serves_the_module_as_last_served(daemon_factor
 
 
 def test_schema_reload_that_adds_or_removes_a_module_is_streamed(daemon_factory):
-    daemon = daemon_factory(start=False)
-    modules = os.path.join(daemon_factory.root, "modules")
-    shutil.copytree(support.MODULES_DIR, modules)
-    daemon.extra_args += ["--modules-dir", modules]
-    daemon.start()
+    daemon, modules = daemon_with_own_modules(daemon_factory)
     with reference_proxy(daemon) as all_watcher, reference_proxy(daemon) as power_watcher:
         everything = all_watcher.Watch(keys=[], _more=True)
         until_ready(everything)
