@@ -9,7 +9,9 @@
 import json
 import os
 import shutil
+import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -67,6 +69,86 @@ def test_socket_activation_serves_the_passed_socket(tmp_path):
         assert process.wait(timeout=support.STOP_DEADLINE) == 0
         log.close()
     assert activated.exists(), "the activated socket belongs to systemd-socket-activate, not the daemon"
+
+
+def test_restarts_under_socket_activation_answer_every_call(tmp_path):
+    """`systemctl restart` with the socket unit up: the socket stays open across daemon instances, so a call that
+    races a stop must be answered, by the old instance or the next, never reset. (The old instance used to close its
+    listener while connections it had just accepted were being set up: those were dropped, their clients reset.)"""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    path = str(tmp_path / "activated.sock")
+    listener.bind(path)
+    listener.listen(256)
+    log = open(tmp_path / "daemon.log", "ab")
+
+    def start():
+        # What systemd does: the socket as fd 3, LISTEN_PID naming the daemon itself (the shell execs it).
+        return subprocess.Popen(
+            ["/bin/bash", "-c", f'exec 3<&{listener.fileno()}; LISTEN_PID=$$ exec "$@"', "bash",
+             support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+             "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock")],
+            stdout=log, stderr=log, pass_fds=(listener.fileno(),), env=dict(os.environ, LISTEN_FDS="1"),
+        )
+
+    answered = [0]
+    failures = []
+    stop = threading.Event()
+    lock = threading.Lock()
+    call = json.dumps({"method": "io.viper.settings.Get", "parameters": {"key": "network.proxy.port"}}).encode()
+
+    def client():
+        while not stop.is_set():
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                    connection.settimeout(support.START_DEADLINE)
+                    connection.connect(path)
+                    connection.sendall(call + b"\0")
+                    reply = b""
+                    while not reply.endswith(b"\0"):
+                        chunk = connection.recv(65536)
+                        if not chunk:
+                            raise ConnectionError("closed without answering")
+                        reply += chunk
+                assert b'"value":3128' in reply, reply
+                with lock:
+                    answered[0] += 1
+            except (OSError, ConnectionError) as error:
+                with lock:
+                    failures.append(repr(error))
+
+    def answered_after(count, more):
+        deadline = time.monotonic() + support.START_DEADLINE
+        while True:
+            with lock:
+                if answered[0] >= count + more:
+                    return
+            assert time.monotonic() < deadline, "no calls answered"
+            time.sleep(0.01)  # polling for progress, bounded by the deadline
+
+    process = start()
+    clients = [threading.Thread(target=client) for _ in range(4)]
+    for thread in clients:
+        thread.start()
+    try:
+        for _ in range(10):
+            with lock:
+                before = answered[0]
+            answered_after(before, 50)  # the instance serves, then is stopped mid-stream
+            process.terminate()
+            assert process.wait(timeout=support.STOP_DEADLINE) == 0, (tmp_path / "daemon.log").read_text()
+            process = start()
+        with lock:
+            before = answered[0]
+        answered_after(before, 50)
+    finally:
+        stop.set()
+        for thread in clients:
+            thread.join(timeout=support.START_DEADLINE)
+        process.terminate()
+        process.wait(timeout=support.STOP_DEADLINE)
+        log.close()
+        listener.close()
+    assert failures == [], f"{len(failures)} calls not answered across 10 restarts, of {answered[0]}: {failures[:5]}"
 
 
 def test_socket_activation_with_two_sockets_serves_the_one_named_varlink(tmp_path):

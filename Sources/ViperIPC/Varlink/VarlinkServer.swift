@@ -95,8 +95,11 @@ public final class VarlinkServer: Service, Sendable {
         } onGracefulShutdown: {
             // Connections already queued (connected, maybe with a call sent) are still accepted for a short grace,
             // each answered its call already sent and closed, rather than reset with the listener.
-            listener.channel.eventLoop.scheduleTask(in: VarlinkConnectionActivity.shutdownGrace) {
-                listener.channel.close(promise: nil)
+            let channel = listener.channel
+            channel.eventLoop.scheduleTask(in: VarlinkConnectionActivity.shutdownGrace) {
+                channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in
+                    channel.eventLoop.execute { channel.close(promise: nil) }
+                }
             }
         }
         self.logger.info("Varlink server stopped", metadata: ["endpoint": "\(self.endpointDescription)"])
