@@ -9,7 +9,7 @@ public enum RemoteSyncError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// An `etcd://` URL that cannot be used: `invalid etcd URL 'etcd://h1/': a key prefix is missing (…)`.
     static func invalidEtcdURL(_ url: String, _ reason: String) -> RemoteSyncError {
-        .configuration("invalid etcd URL '\(url)': \(reason)")
+        .configuration("invalid etcd URL '\(URLAuthority.hidingUserInfo(url))': \(reason)")
     }
 
     /// What went wrong.

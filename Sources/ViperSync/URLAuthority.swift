@@ -11,12 +11,24 @@ struct URLAuthority: Sendable, Hashable {
     /// The port, when one is given.
     var port: Int?
 
+    /// `url` (a URL, or the authority of one) with the user and password of its authority, if any, replaced by
+    /// `***`, for messages: `settingsctl status` shows them to every local user, and the logs keep them.
+    static func hidingUserInfo(_ url: some StringProtocol) -> String {
+        let text = String(url)
+        let start = text.range(of: "//")?.upperBound ?? text.startIndex
+        let end = text[start...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
+        guard let at = text[start..<end].lastIndex(of: "@") else { return text }
+        return String(text[..<start]) + "***" + String(text[at...])
+    }
+
     /// Reads `text`, the part between `scheme://` and the path.
     init(_ text: Substring) throws(Problem) {
         if text.contains("@") {
+            // Not repeated: the message is shown where the URL would have been.
             throw Problem(
-                reason: "'\(text)': a user or password in the URL is not supported (it would be shown to every local "
-                    + "user by settingsctl status and in the logs); give a token with remote-token-file"
+                reason: "'\(Self.hidingUserInfo(text))': a user or password in the URL is not supported (it would be "
+                    + "shown to every local user by settingsctl status and in the logs); give a token with "
+                    + "remote-token-file"
             )
         }
         let host: Substring

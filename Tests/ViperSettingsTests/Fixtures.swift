@@ -51,14 +51,6 @@ enum Fixtures {
 
 /// Accounts for tests: alice is a named writer, carol is in netadmin, bob is nobody special.
 struct FakeAccounts: AccountDirectory {
-    func userName(uid: UInt32) -> String? {
-        [1000: "alice", 1001: "bob", 1002: "carol"][uid]
-    }
-
-    func groupName(gid: UInt32) -> String? {
-        [1000: "alice", 1001: "bob", 1002: "carol", 2000: "netadmin"][gid]
-    }
-
     func userID(named name: String) -> UInt32? {
         ["alice": 1000, "bob": 1001, "carol": 1002][name]
     }

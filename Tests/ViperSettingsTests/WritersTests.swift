@@ -27,6 +27,34 @@ struct WritersTests {
         #expect(!Fixtures.bob.mayWrite(named.writers, accounts: FakeAccounts()))
     }
 
+    @Test("a name is compared by the id it names: a second name of a uid or gid names it too")
+    func namesByID() throws {
+        /// alice's uid has a second name, `toor`; netadmin's gid has a second name, `netops`.
+        struct Aliases: AccountDirectory {
+            func userID(named name: String) -> UInt32? { ["alice": 1000, "toor": 1000][name] }
+            func groupID(named name: String) -> UInt32? { ["netadmin": 2000, "netops": 2000][name] }
+        }
+        let schema = try Self.schema(writers: ["users": ["toor"], "groups": ["netops"]])
+        #expect(Fixtures.alice.mayWrite(schema.writers, accounts: Aliases()))
+        #expect(Fixtures.carol.mayWrite(schema.writers, accounts: Aliases()), "carol is in gid 2000")
+        #expect(!Fixtures.bob.mayWrite(schema.writers, accounts: Aliases()))
+    }
+
+    @Test("the user the daemon runs as writes every module, as root does; no one else gains anything")
+    func serviceUser() throws {
+        /// The accounts of a daemon run by bob (uid 1001).
+        struct RunByBob: AccountDirectory {
+            func userID(named name: String) -> UInt32? { FakeAccounts().userID(named: name) }
+            func groupID(named name: String) -> UInt32? { FakeAccounts().groupID(named: name) }
+            var serviceUID: UInt32? { 1001 }
+        }
+        let schema = try Self.schema(writers: ["users": ["alice"]])
+        #expect(Fixtures.bob.mayWrite(schema.writers, accounts: RunByBob()))
+        #expect(!Fixtures.bob.mayWrite(schema.writers, accounts: FakeAccounts()), "run by root: bob is nobody")
+        #expect(!Fixtures.carol.mayWrite(schema.writers, accounts: RunByBob()))
+        #expect(Fixtures.root.mayWrite(schema.writers, accounts: RunByBob()))
+    }
+
     @Test("a number that is no id, or an empty entry, is rejected at load naming the entry")
     func invalidEntries() throws {
         let tooLarge = #expect(throws: SchemaError.self) {

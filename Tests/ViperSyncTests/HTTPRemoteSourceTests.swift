@@ -320,6 +320,21 @@ struct HTTPRemoteSourceTests {
         }
     }
 
+    @Test("a redirect to a URL with a user and password is refused without repeating them: every user reads status")
+    func redirectWithCredentials() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        let url = "\(nginx.baseURL)/to-credentials"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            try await source.syncNow()
+            #expect(harness.applied.isEmpty)
+            let error = try #require(harness.status.snapshot.lastError)
+            #expect(!error.contains("S3CRETPW") && !error.contains("fleetuser"), "\(error)")
+            #expect(error.contains("redirected to 'http://***@127.0.0.1:"), "\(error)")
+            #expect(error.contains("a user or password in the URL is not supported"), "\(error)")
+        }
+    }
+
     @Test("a redirect to a host that refuses names that host's URL, not only the source's")
     func redirectToRefusingHost() async throws {
         let nginx = try await NginxServer()

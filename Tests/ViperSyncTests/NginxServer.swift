@@ -119,6 +119,7 @@ final class NginxServer {
                     location = /loop-b { return 302 /loop-a; }
                     location ~ ^/hop/(.*)$ { return 302 /hop/$1x; }
                     location = /to-file { return 302 file:///etc/passwd; }
+                    location = /to-credentials { return 302 http://fleetuser:S3CRETPW@127.0.0.1:$server_port/fleet.json; }
                     location ~ ^/to-port/([0-9]+)$ { return 302 http://127.0.0.1:$1/fleet.json; }
                     location = /to-fleet { return 301 /fleet.json; }
                     location /secure/ {

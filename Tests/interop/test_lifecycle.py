@@ -8,6 +8,7 @@ import signal
 import socket
 import stat
 import subprocess
+import time
 from pathlib import Path
 
 import interop_support as support
@@ -191,3 +192,56 @@ def test_help_exits_0():
     )
     assert result.returncode == 0
     assert "--state-dir" in result.stdout
+
+
+def test_a_daemon_run_by_a_user_lets_that_user_write():
+    """The quick start without root: a user runs the daemon with its default paths (XDG_RUNTIME_DIR,
+    XDG_STATE_HOME) and, from another shell, `settingsctl set` on any module, as root may on the system's daemon
+    (the state files are that user's anyway). Schemas name no such user among their writers."""
+    root = Path(support.make_root())
+    nobody = 65534
+    try:
+        for name in ("run", "state"):
+            (root / name).mkdir(mode=0o700)
+            os.chown(root / name, nobody, nobody)
+        env = {"HOME": str(root), "XDG_RUNTIME_DIR": str(root / "run"), "XDG_STATE_HOME": str(root / "state"),
+               "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        log = open(root / "daemon.log", "wb")
+        process = subprocess.Popen(
+            [support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE)],
+            env=env, user=nobody, group=nobody, extra_groups=[], stdout=log, stderr=log,
+        )
+        try:
+            socket_path = root / "run" / "viper-settings" / "io.viper.settings"
+            deadline = time.monotonic() + support.START_DEADLINE
+            while not support.can_connect(str(socket_path)):
+                assert process.poll() is None, (root / "daemon.log").read_text()
+                assert time.monotonic() < deadline, (root / "daemon.log").read_text()
+                time.sleep(0.01)  # polling for the listener, bounded by the deadline
+            for key, value in (("network.proxy.port", "8080"), ("locale.time.ntp", "false")):
+                result = support.run_settingsctl(["set", key, value], env=env, user=nobody)
+                assert result.returncode == 0, (key, result.stderr)
+                assert support.run_settingsctl(["get", key], env=env, user=nobody).stdout == f"{value}\n"
+        finally:
+            process.terminate()
+            assert process.wait(timeout=support.STOP_DEADLINE) == 0, (root / "daemon.log").read_text()
+            log.close()
+    finally:
+        support.remove_root(str(root))
+
+
+def test_socket_directory_created_under_a_strict_umask_lets_everyone_connect(daemon_factory):
+    """`umask 077` in the shell that starts the daemon: the socket is 0666, so the folders created for it must be
+    0755, whatever the umask (they were 0700, and every other user got `Permission denied`)."""
+    daemon = daemon_factory(start=False)
+    nested = Path(daemon.socket_path).parent / "deeper" / "still"
+    daemon.socket_path = str(nested / "io.viper.settings")
+    previous = os.umask(0o077)
+    try:
+        daemon.start()
+    finally:
+        os.umask(previous)
+    for folder in (nested.parent, nested):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755, (folder, oct(folder.stat().st_mode))
+    result = support.run_settingsctl(["--socket", daemon.socket_path, "get", "network.proxy.port"], user=65534)
+    assert (result.returncode, result.stdout) == (0, "3128\n"), result.stderr

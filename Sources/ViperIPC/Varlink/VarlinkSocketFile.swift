@@ -80,8 +80,15 @@ struct VarlinkSocketFile: Sendable {
             guard !component.isEmpty, component != ".", component != ".." else { continue }
             var status = stat()
             if lstat(directory, &status) == 0 { continue }
-            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else {
-                throw .socketPathFailure(path: directory, operation: "mkdir", errno: errno)
+            guard mkdir(directory, 0o755) == 0 else {
+                guard errno == EEXIST else {
+                    throw .socketPathFailure(path: directory, operation: "mkdir", errno: errno)
+                }
+                continue
+            }
+            // 0755 whatever the umask: under `umask 077` the socket (0666) would sit where no one else may reach it.
+            guard chmod(directory, 0o755) == 0 else {
+                throw .socketPathFailure(path: directory, operation: "chmod", errno: errno)
             }
         }
     }

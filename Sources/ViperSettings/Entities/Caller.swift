@@ -25,19 +25,19 @@ public struct Caller: Sendable, Hashable {
         return ([self.gid] + self.groups).filter { seen.insert($0).inserted }
     }
 
-    /// Whether the caller may write a module with these writers: root, a user named in `users` (by name, or by
-    /// uid for an entry that is a number), or a caller whose effective or supplementary group is in `groups` (by
-    /// name, or by gid).
+    /// Whether the caller may write a module with these writers: root, the user the daemon runs as (see
+    /// ``AccountDirectory/serviceUID``), a user named in `users`, or a caller whose effective or supplementary group
+    /// is in `groups`. An entry that is a number is an id; a name is looked up and compared by its id, as systemd's
+    /// `User=` and `chown` resolve names, so a second name of the same uid names it too.
     public func mayWrite(_ writers: Writers, accounts: any AccountDirectory) -> Bool {
-        if self.uid == 0 { return true }
-        if !writers.users.isEmpty {
-            let name = accounts.userName(uid: self.uid)
-            if writers.users.contains(where: { Writers.entry($0, names: self.uid, called: name) }) { return true }
+        if self.uid == 0 || self.uid == accounts.serviceUID { return true }
+        if writers.users.contains(where: { Writers.id(of: $0, resolving: accounts.userID(named:)) == self.uid }) {
+            return true
         }
         guard !writers.groups.isEmpty else { return false }
-        return self.allGroups.contains { gid in
-            let name = accounts.groupName(gid: gid)
-            return writers.groups.contains { Writers.entry($0, names: gid, called: name) }
+        let groups = self.allGroups
+        return writers.groups.contains { entry in
+            Writers.id(of: entry, resolving: accounts.groupID(named:)).map(groups.contains) ?? false
         }
     }
 }

@@ -13,11 +13,10 @@ extension Writers {
         !entry.isEmpty && entry.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// Whether an entry of `users` or `groups` names the account `id`, whose name is `name`: a number by the id,
-    /// a name by the name.
-    static func entry(_ entry: String, names id: UInt32, called name: String?) -> Bool {
-        if Self.isNumeric(entry) { return Self.numericID(entry) == id }
-        return entry == name
+    /// The id an entry of `users` or `groups` names: a number by itself, a name as `resolving` finds it; `nil` for a
+    /// name the system does not know.
+    static func id(of entry: String, resolving: (String) -> UInt32?) -> UInt32? {
+        Self.isNumeric(entry) ? Self.numericID(entry) : resolving(entry)
     }
 
     /// The names of `users` and `groups` that `accounts` does not know (numeric ids are not looked up).

@@ -39,10 +39,12 @@ struct HTTPRedirect {
     ) throws(RemoteSyncError) -> HTTPClientRequest {
         let from = self.contacted
         let code = response.status.code
-        guard let location = response.headers.first(name: "Location"), !location.isEmpty else {
+        guard let target = response.headers.first(name: "Location"), !target.isEmpty else {
             throw .attempt("HTTP \(code) (a redirect) from \(from) without a Location to go to")
         }
-        guard let base = URL(string: request.url), let target = URL(string: location, relativeTo: base)?.absoluteURL
+        // As messages repeat it: a user and password the server put there are not shown to every local user.
+        let location = URLAuthority.hidingUserInfo(target)
+        guard let base = URL(string: request.url), let target = URL(string: target, relativeTo: base)?.absoluteURL
         else {
             throw .attempt("invalid redirect target: \(from) redirected to '\(location)', which is not a URL")
         }

@@ -49,26 +49,28 @@ public struct HTTPSourceConfiguration: Sendable, Hashable {
 
     /// Checks what can be checked without the network: the URL scheme and host, and positive limits.
     public func validate() throws(RemoteSyncError) {
+        // As messages name it: a user and password in it are not repeated.
+        let shown = URLAuthority.hidingUserInfo(self.url)
         let lowered = self.url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            throw RemoteSyncError.configuration("remote URL \(self.url) must start with http:// or https://")
+            throw RemoteSyncError.configuration("remote URL \(shown) must start with http:// or https://")
         }
         if let bad = self.url.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
             throw RemoteSyncError.configuration(
-                "remote URL \(self.url) contains \(bad.value == 0x20 ? "a space" : "U+\(String(bad.value, radix: 16, uppercase: true))"); "
+                "remote URL \(shown) contains \(bad.value == 0x20 ? "a space" : "U+\(String(bad.value, radix: 16, uppercase: true))"); "
                     + "percent-encode it (a space is %20)"
             )
         }
         let afterScheme = self.url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
         guard afterScheme.count >= 3, !afterScheme[2].isEmpty else {
-            throw RemoteSyncError.configuration("remote URL \(self.url) has no host")
+            throw RemoteSyncError.configuration("remote URL \(shown) has no host")
         }
         // The authority ends where the path, a query or a fragment starts.
         let authority = afterScheme[2].prefix { $0 != "?" && $0 != "#" }
         do {
             _ = try URLAuthority(authority)
         } catch {
-            throw RemoteSyncError.configuration("remote URL \(self.url): \(error.reason)")
+            throw RemoteSyncError.configuration("remote URL \(shown): \(error.reason)")
         }
         guard self.pollInterval > .zero, self.requestTimeout > .zero, self.connectTimeout > .zero,
             self.readTimeout > .zero

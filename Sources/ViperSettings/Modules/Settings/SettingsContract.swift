@@ -139,16 +139,21 @@ public struct ModuleSection: Sendable, Hashable {
 
 /// Answers who a user is, for the `writers` of a schema. The daemon reads the system's user database.
 public protocol AccountDirectory: Sendable {
-    /// The user name of `uid`, or `nil`.
-    func userName(uid: UInt32) -> String?
-    /// The name of group `gid`, or `nil`. Membership is never looked up here: it comes from the caller's
-    /// credentials (``Caller/groups``).
-    func groupName(gid: UInt32) -> String?
-    /// The uid of the user `name`, or `nil` when there is no such user (for the warning a schema's unknown writers
-    /// get when it is loaded).
+    /// The uid of the user `name`, or `nil` when there is no such user: a writer named so lets no one write (and
+    /// the schema's loading warns about it).
     func userID(named name: String) -> UInt32?
-    /// The gid of the group `name`, or `nil` when there is no such group.
+    /// The gid of the group `name`, or `nil` when there is no such group. Membership is never looked up here: it
+    /// comes from the caller's credentials (``Caller/groups``).
     func groupID(named name: String) -> UInt32?
+    /// The uid the daemon runs as when it is not root, or `nil`: that user may write every module, as root may (a
+    /// process running as it can write the state files anyway). It is you for a daemon you run yourself, and the
+    /// unit's dynamic user, which no other process has, under systemd.
+    var serviceUID: UInt32? { get }
+}
+
+extension AccountDirectory {
+    /// No user but root writes every module.
+    public var serviceUID: UInt32? { nil }
 }
 
 extension SettingsInteractorProtocol {
