@@ -122,6 +122,15 @@ struct BundledTargetsTests {
                 #expect(target.reads(key: name), "\(target.name) names \(name) outside its reads")
             }
             #expect(!target.templateNames.isEmpty, "\(target.name)")
+            // And the converse: every key it reads is used by its template (`is.KEY.CHOICE` uses KEY). A key read
+            // but not used (a section read whole) re-renders the target when it changes, with only the revision
+            // in its header changed: the file is rewritten and the service reloaded for nothing.
+            let used = target.templateNames.map { name in
+                name.hasPrefix("is.") ? String(name.dropFirst(3).split(separator: ".").dropLast().joined(separator: ".")) : name
+            }
+            for key in keys where target.reads(key: key) {
+                #expect(used.contains { key == $0 || key.hasPrefix($0 + ".") }, "\(target.name) reads \(key) unused")
+            }
         }
         let byName = Dictionary(uniqueKeysWithValues: result.targets.map { ($0.name, $0) })
         for name in ["apt-proxy", "apt-periodic"] {

@@ -53,4 +53,20 @@ struct TargetWarningsTests {
             ]
         )
     }
+
+    @Test("is.KEY.CHOICE with a key the daemon does not have, or that reads leaves out, is never true: warned about")
+    func choiceOfUnknownKey() async throws {
+        let reasons = try await self.reasons(
+            "{{#is.probe.s.nosuch.x}}a{{/is.probe.s.nosuch.x}}{{^is.network.dns.cache.x}}b{{/is.network.dns.cache.x}}"
+                + "{{#is.probe.s.v.text}}c{{/is.probe.s.v.text}}{{#is.gone.s.k.x}}d{{/is.gone.s.k.x}}",
+            reads: ["probe"]
+        )
+        #expect(
+            reasons == [
+                "the template names is.probe.s.nosuch.x, but the settings daemon has no key probe.s.nosuch: it is never"
+                    + " true",
+                "the template names is.network.dns.cache.x, but 'reads' leaves network.dns.cache out: it is never true",
+            ]
+        )
+    }
 }

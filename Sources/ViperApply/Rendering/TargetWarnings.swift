@@ -2,7 +2,7 @@ public import SettingsAPI
 
 /// What to fix in a target that loaded and is applied all the same, once the daemon's values are known: a `reads`
 /// entry or a key the template names that the daemon does not have, or that `reads` leaves out (rendered as
-/// empty), and a list or section the template prints as a variable (rendered in a stable form, but seldom what a
+/// empty, or never true in `is.KEY.CHOICE`), and a list or section the template prints as a variable (rendered in a stable form, but seldom what a
 /// configuration file wants).
 ///
 /// A target that reads a module the daemon does not serve is not rendered at all (the applier fails it saying
@@ -30,6 +30,17 @@ public enum TargetWarnings {
             }
             return read(name) ? nil : "the template names \(name), which 'reads' leaves out: it renders as empty"
         }
+        // `is.KEY.CHOICE` is true when KEY holds CHOICE: with a KEY the daemon does not have, or that 'reads' leaves
+        // out, it is never true (a misspelt key would silently take the other branch).
+        let choices = target.templateNames.filter { $0.hasPrefix("is.") }.compactMap { name -> String? in
+            let parts = name.dropFirst("is.".count).split(separator: ".", omittingEmptySubsequences: false)
+            let key = parts.dropLast().joined(separator: ".")
+            guard parts.count >= 2, modules.contains(module(of: key)) else { return nil }
+            if !known(key) {
+                return "the template names \(name), but the settings daemon has no key \(key): it is never true"
+            }
+            return read(key) ? nil : "the template names \(name), but 'reads' leaves \(key) out: it is never true"
+        }
         // A list, section or module printed as a variable. A name without a dot counts only as a module.
         let printed = target.printedNames.filter { name in
             modules.contains(module(of: name)) && read(name) && (name.contains(".") || !keys.contains(name))
@@ -51,6 +62,6 @@ public enum TargetWarnings {
             return "the template prints {{\(name)}}, \(kind): it renders as JSON with its keys sorted; name one of"
                 + " its keys ({{\(name).KEY}}), or enter it: {{#\(name)}}…{{/\(name)}}"
         }
-        return reads + template + structured
+        return reads + template + choices + structured
     }
 }
