@@ -246,6 +246,9 @@ struct EtcdRemoteSourceTests {
             }
             #expect(status.snapshot.lastSuccess == nil)
             #expect(log.count == 0)
+            // Nothing listens yet: the connection is refused, and said so (it was retried until the request's
+            // deadline, then named as a timeout).
+            #expect(status.snapshot.lastError?.contains("connection refused") == true, "\(status.snapshot)")
             try await cluster.start()
             try await EtcdTestClient(ports: cluster.clientPorts).put("viper/m/recommended/s.k", #""up""#)
             _ = try await log.wait("the value once etcd is up") { $0.modules["m"]?.recommended["s.k"] == "up" }

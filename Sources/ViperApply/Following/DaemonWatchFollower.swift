@@ -3,6 +3,7 @@ public import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 import SettingsAPI
+import ViperPOSIX
 
 /// Follows the settings daemon with `Watch` (every module, `more: true`) and hands each batch of events to the
 /// Interactor; resumes after the Interactor's cursor. When the daemon goes away (a restart, a reload that closed
@@ -47,6 +48,9 @@ public struct DaemonWatchFollower: Service {
                     await self.interactor.forgetCursor()
                 } catch let error as ApplyError {
                     self.logger.error("\(error)")
+                } catch let error as IOError {
+                    // The system's words ("No such file or directory"), not NIO's text, which names its own function.
+                    reason = SystemErrorText.describe(error.errnoCode)
                 } catch {
                     reason = "\(error)"
                 }

@@ -41,18 +41,28 @@ public final class EtcdRemoteSource: RemoteSource {
     /// The revision a watch starts from after a range read at the given revision: the next one (a test hook).
     let watchStart: @Sendable (Int64) -> Int64
 
+    /// The client etcd sources use unless given another: one for the process (never shut down, as
+    /// `HTTPClient.shared`), which does not retry a failed connection attempt itself. The shared client retries it
+    /// until the request's deadline: an endpoint that refuses connections took the whole request timeout (10 s) to
+    /// fail, named as a timeout, and held back the fail-over to the next endpoint as long.
+    public static let defaultHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// Creates the source; it does nothing until ``run(applying:status:)``.
     ///
     /// - Parameters:
     ///   - configuration: Endpoints, prefix, backoff and timeouts.
-    ///   - httpClient: The client to use; `.shared` in the daemon (it needs no shutdown).
+    ///   - httpClient: The client to use; ``defaultHTTPClient`` in the daemon (it needs no shutdown).
     ///   - clock: The clock backoff delays wait on, `ContinuousClock()` in the daemon.
     ///   - wallClock: The wall clock, for the status times.
     ///   - maximumResponseSize: The largest range answer, and watch message, read (64 MiB).
     ///   - logger: Logs failures (warning), skipped keys (warning) and reconnects (notice).
     public convenience init(
         configuration: EtcdSourceConfiguration,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = EtcdRemoteSource.defaultHTTPClient,
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: WallClock = .system,
         maximumResponseSize: Int = 64 << 20,
@@ -72,7 +82,7 @@ public final class EtcdRemoteSource: RemoteSource {
     /// Creates the source with a test hook that chooses the revision each watch starts from.
     init(
         configuration: EtcdSourceConfiguration,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = EtcdRemoteSource.defaultHTTPClient,
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: WallClock = .system,
         maximumResponseSize: Int = 64 << 20,
