@@ -208,6 +208,20 @@ struct EtcdRemoteSourceTests {
         }
     }
 
+    /// A quiet, healthy watch: each answered probe is a success, so the last success does not grow old.
+    @Test func answeredProbesMoveTheLastSuccess() async throws {
+        let cluster = try EtcdCluster(members: 1)
+        try await cluster.start()
+        let source = try Self.source(cluster.url(prefix: "viper"), probeInterval: .milliseconds(100))
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        try await Self.running(source, log: EtcdSnapshotLog(), status: status) {
+            try await Self.waitFor("state ok") { status.snapshot.state == .ok && status.snapshot.lastSuccess != nil }
+            let first = try #require(status.snapshot.lastSuccess)
+            try await Self.waitFor("a later success, from a probe") { (status.snapshot.lastSuccess ?? 0) > first }
+            #expect(status.snapshot.state == .ok)
+        }
+    }
+
     @Test func hungMemberIsLeftForAnotherAfterAFailedProbe() async throws {
         let cluster = try EtcdCluster(members: 3)
         try await cluster.start()
