@@ -88,6 +88,7 @@ struct ApplyTargetLoaderTests {
         ("{{=<% %>=}}<%>name%>", "line 1, column 12: partial 'name': partials are not supported"),
         ("{{probe.s.v", "unclosed tag '{{' opened at line 1, column 1: its '}}' is missing"),
         ("ok {{x}}\n\n  {{#probe.s", "unclosed tag '{{' opened at line 3, column 3: its '}}' is missing"),
+        ("x {{{probe.s.v}}", "unclosed tag '{{{' opened at line 1, column 3: its '}}}' is missing"),
     ]
 
     @Test("a good target loads with its defaults: root:root, 0644, no check, no reload")

@@ -66,8 +66,19 @@ struct TemplateTags {
             if let first = body.first, Self.sigils.contains(first) {
                 sigil = first
                 body = body.dropFirst()
-                // {{{name}}}: the third brace closes after the delimiter.
-                if first == "{", rest[end...].hasPrefix("}") { end = rest.index(after: end) }
+                // {{{name}}}: the third brace closes after the delimiter; without it the tag is not closed.
+                if first == "{" {
+                    guard rest[end...].hasPrefix("}") else {
+                        self.unclosed = Unclosed(
+                            opening: opening + "{",
+                            closing: "}" + closing,
+                            line: tagLine,
+                            column: tagColumn
+                        )
+                        return
+                    }
+                    end = rest.index(after: end)
+                }
             }
             advance(over: rest[open.lowerBound..<end])
             rest = rest[end...]
