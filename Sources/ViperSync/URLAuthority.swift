@@ -14,11 +14,16 @@ struct URLAuthority: Sendable, Hashable {
     /// `url` (a URL, or the authority of one) with the user and password of its authority, if any, replaced by
     /// `***`, for messages: `settingsctl status` shows them to every local user, and the logs keep them.
     static func hidingUserInfo(_ url: some StringProtocol) -> String {
-        let text = String(url)
-        let start = text.range(of: "//")?.upperBound ?? text.startIndex
-        let end = text[start...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
-        guard let at = text[start..<end].lastIndex(of: "@") else { return text }
-        return String(text[..<start]) + "***" + String(text[at...])
+        let bytes = Array(url.utf8)
+        // The authority starts after the first "//" (of `scheme://`), or at the start of an authority alone, and
+        // ends where the path, a query or a fragment starts.
+        let slashes = bytes.indices.dropLast().first {
+            bytes[$0] == UInt8(ascii: "/") && bytes[$0 + 1] == UInt8(ascii: "/")
+        }
+        let start = slashes.map { $0 + 2 } ?? 0
+        let end = bytes[start...].firstIndex { "/?#".utf8.contains($0) } ?? bytes.endIndex
+        guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return String(url) }
+        return String(decoding: bytes[..<start], as: UTF8.self) + "***" + String(decoding: bytes[at...], as: UTF8.self)
     }
 
     /// Reads `text`, the part between `scheme://` and the path.

@@ -1,0 +1,1 @@
+../../../../Sources/ViperSync/URLAuthority.swift
