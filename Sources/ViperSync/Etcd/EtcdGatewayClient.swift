@@ -135,38 +135,29 @@ struct EtcdGatewayClient: Sendable {
             from: Self.authority(endpoint)
         )
         for try await chunk in response.body {
-            // The messages read together are handed on as one batch, at the last one's revision: each batch makes
-            // the source apply its whole key space, so a burst of changes (a bulk import, one key per message) made
-            // as many whole applications, and a watch that fell behind fell further behind.
-            var batch: [Event] = []
-            var batchRevision: Int64 = 0
             for object in try splitter.append(chunk.readableBytesView) {
                 let message = try Self.parse(object, what: "watch message")
                 guard let result = message["result"] else {
                     throw RemoteSyncError.attempt("watch: \(Self.gatewayMessage(message))")
                 }
                 if let compacted = Self.int64(result["compact_revision"]), compacted > 0 {
-                    if !batch.isEmpty { await events(batchRevision, batch) }
                     return .compacted(revision: compacted)
                 }
                 if result["canceled"]?.boolValue == true {
-                    if !batch.isEmpty { await events(batchRevision, batch) }
                     let reason = result["cancel_reason"]?.stringValue ?? "no reason given"
                     throw RemoteSyncError.attempt("watch: canceled by etcd: \(reason)")
                 }
                 if result["created"]?.boolValue == true {
                     await connected()
                 }
-                let found = try Self.events(in: result)
-                if !found.isEmpty {
+                let batch = try Self.events(in: result)
+                if !batch.isEmpty {
                     guard let revision = Self.int64(result["header"]?["revision"]) else {
                         throw RemoteSyncError.attempt("watch: an event batch has no header revision")
                     }
-                    batch += found
-                    batchRevision = revision
+                    await events(revision, batch)
                 }
             }
-            if !batch.isEmpty { await events(batchRevision, batch) }
         }
         throw RemoteSyncError.attempt("watch: the stream ended")
     }
