@@ -69,4 +69,18 @@ struct TargetWarningsTests {
             ]
         )
     }
+
+    @Test("a transform swift-mustache does not have is warned about: its section would silently never render")
+    func unknownTransform() async throws {
+        let reasons = try await self.reasons(
+            "{{^equalzer(probe.s.n)}}a{{/equalzer(probe.s.n)}}{{#equalzero(probe.s.n)}}b{{/equalzero(probe.s.n)}}"
+                + "{{#probe.s.l}}{{.}}{{^last()}},{{/last()}}{{/probe.s.l}}{{#empty(reversed(probe.s.l))}}{{/empty(reversed(probe.s.l))}}",
+            reads: ["probe"]
+        )
+        #expect(reasons.count == 1)
+        #expect(
+            reasons.first?.hasPrefix("the template applies equalzer(…), which is no transform: it gives nothing")
+                == true
+        )
+    }
 }

@@ -17,6 +17,8 @@ public struct ApplyTarget: Sendable {
     public var templateNames: [String]
     /// The names the template prints as they are (`{{network.dns}}`), to tell a list or section printed so.
     public var printedNames: [String]
+    /// The transforms the template applies (`equalzero` in `{{#equalzero(power.idle.suspend-after)}}`).
+    public var transformNames: [String]
     /// The absolute path of the file it writes (under `root`).
     public var destination: String
     /// The root directory the destination is under (`--root`), empty for the host.
@@ -39,6 +41,7 @@ public struct ApplyTarget: Sendable {
         template: MustacheTemplate,
         templateNames: [String] = [],
         printedNames: [String] = [],
+        transformNames: [String] = [],
         destination: String,
         root: String = "",
         owner: UInt32,
@@ -54,6 +57,7 @@ public struct ApplyTarget: Sendable {
         self.template = template
         self.templateNames = templateNames
         self.printedNames = printedNames
+        self.transformNames = transformNames
         self.destination = destination
         self.root = root
         self.owner = owner

@@ -8,6 +8,12 @@ public import SettingsAPI
 /// A target that reads a module the daemon does not serve is not rendered at all (the applier fails it saying
 /// so): its names in that module are not warned about here.
 public enum TargetWarnings {
+    /// swift-mustache's transforms, of every kind of value and of a list's items (`first()`, `index()`…).
+    static let transforms: Set<String> = [
+        "capitalized", "count", "empty", "enumerated", "equalzero", "even", "first", "index", "last", "lowercased",
+        "minusone", "odd", "plusone", "reversed", "sorted", "uppercased",
+    ]
+
     /// The reasons, in words, for `target` with the daemon's `values` (key → value).
     public static func reasons(for target: ApplyTarget, values: [String: JSONValue]) -> [String] {
         let keys = values.keys
@@ -41,6 +47,12 @@ public enum TargetWarnings {
             }
             return read(key) ? nil : "the template names \(name), but 'reads' leaves \(key) out: it is never true"
         }
+        // A transform swift-mustache does not have gives nothing: its section never renders, its inverted section
+        // always does (a misspelt `equalzer(…)` silently took the other branch).
+        let transforms = target.transformNames.filter { !Self.transforms.contains($0) }.map { name in
+            "the template applies \(name)(…), which is no transform: it gives nothing (transforms: "
+                + Self.transforms.sorted().joined(separator: ", ") + ")"
+        }
         // A list, section or module printed as a variable. A name without a dot counts only as a module.
         let printed = target.printedNames.filter { name in
             modules.contains(module(of: name)) && read(name) && (name.contains(".") || !keys.contains(name))
@@ -62,6 +74,6 @@ public enum TargetWarnings {
             return "the template prints {{\(name)}}, \(kind): it renders as JSON with its keys sorted; name one of"
                 + " its keys ({{\(name).KEY}}), or enter it: {{#\(name)}}…{{/\(name)}}"
         }
-        return reads + template + choices + structured
+        return reads + template + choices + transforms + structured
     }
 }

@@ -18,6 +18,22 @@ enum TemplateNames {
         Self.names(of: TemplateTags(scanning: source).tags.filter { $0.printsValue && !$0.content.contains("(") })
     }
 
+    /// The transforms the tags apply, once each, in order: `equalzero` in `{{#equalzero(power.idle.suspend-after)}}`,
+    /// both in `{{#empty(reversed(network.dns.servers))}}`.
+    static func transforms(_ source: String) -> [String] {
+        var names: [String] = []
+        var seen: Set<String> = []
+        for tag in TemplateTags(scanning: source).tags where tag.sigil.map({ "#^/{&".contains($0) }) ?? true {
+            var rest = Substring(tag.content)
+            while let open = rest.firstIndex(of: "(") {
+                let name = String(rest[..<open].filter { !$0.isWhitespace })
+                if !name.isEmpty, seen.insert(name).inserted { names.append(name) }
+                rest = rest[rest.index(after: open)...]
+            }
+        }
+        return names
+    }
+
     private static func names(of tags: [TemplateTags.Tag]) -> [String] {
         var names: [String] = []
         var seen: Set<String> = []

@@ -200,6 +200,7 @@ public struct ApplyTargetLoader: Sendable {
             template: template,
             templateNames: TemplateNames.scan(source),
             printedNames: TemplateNames.printed(source),
+            transformNames: TemplateNames.transforms(source),
             destination: self.root + destination,
             root: self.root,
             owner: owner,
