@@ -125,10 +125,7 @@ struct BundledTargetsTests {
             // And the converse: every key it reads is used by its template (`is.KEY.CHOICE` uses KEY). A key read
             // but not used (a section read whole) re-renders the target when it changes, with only the revision
             // in its header changed: the file is rewritten and the service reloaded for nothing.
-            let used = target.templateNames.map { name in
-                name.hasPrefix("is.")
-                    ? String(name.dropFirst(3).split(separator: ".").dropLast().joined(separator: ".")) : name
-            }
+            let used = target.templateNames.map { TemplateNames.choiceKey($0) ?? $0 }
             for key in keys where target.reads(key: key) {
                 #expect(used.contains { key == $0 || key.hasPrefix($0 + ".") }, "\(target.name) reads \(key) unused")
             }

@@ -38,10 +38,8 @@ public enum TargetWarnings {
         }
         // `is.KEY.CHOICE` is true when KEY holds CHOICE: with a KEY the daemon does not have, or that 'reads' leaves
         // out, it is never true (a misspelt key would silently take the other branch).
-        let choices = target.templateNames.filter { $0.hasPrefix("is.") }.compactMap { name -> String? in
-            let parts = name.dropFirst("is.".count).split(separator: ".", omittingEmptySubsequences: false)
-            let key = parts.dropLast().joined(separator: ".")
-            guard parts.count >= 2, modules.contains(module(of: key)) else { return nil }
+        let choices = target.templateNames.compactMap { name -> String? in
+            guard let key = TemplateNames.choiceKey(name), modules.contains(module(of: key)) else { return nil }
             if !known(key) {
                 return "the template names \(name), but the settings daemon has no key \(key): it is never true"
             }

@@ -18,6 +18,14 @@ enum TemplateNames {
         Self.names(of: TemplateTags(scanning: source).tags.filter { $0.printsValue && !$0.content.contains("(") })
     }
 
+    /// The key an `is.KEY.CHOICE` name tests (`network.proxy.mode` for `is.network.proxy.mode.manual`); `nil` for
+    /// any other name.
+    static func choiceKey(_ name: String) -> String? {
+        guard name.hasPrefix("is.") else { return nil }
+        let parts = name.dropFirst("is.".count).split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count >= 2 ? parts.dropLast().joined(separator: ".") : nil
+    }
+
     /// The transforms the tags apply, once each, in order: `equalzero` in `{{#equalzero(power.idle.suspend-after)}}`,
     /// both in `{{#empty(reversed(network.dns.servers))}}`.
     static func transforms(_ source: String) -> [String] {
