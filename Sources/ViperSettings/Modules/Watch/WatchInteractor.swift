@@ -185,8 +185,6 @@ public struct WatchInteractor: WatchInteractorProtocol {
         return nil
     }
 
-    /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
-    @inline(never)  // its frame is not held for the whole stream
     /// Brings `scope` to the schemas served now, before the current values are sent again: those of a reload
     /// since the watch began resolve them (a watch of every module also takes the modules a reload added).
     private func refresh(_ scope: inout WatchScope) throws(SettingsFailure) {
@@ -197,6 +195,8 @@ public struct WatchInteractor: WatchInteractorProtocol {
         }
     }
 
+    /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
+    @inline(never)  // its frame is not held for the whole stream
     private func sendCurrent(
         scope: WatchScope,
         emit: @Sendable (WatchEvent) async throws -> Void
