@@ -277,7 +277,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SettingsCLITests",
-            dependencies: ["SettingsCLI", "SettingsCLICore", "SettingsAPI"],
+            dependencies: ["SettingsCLI", "SettingsCLICore", "SettingsAPI", "ViperTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(name: "SettingsBenchTests", dependencies: ["SettingsBench", "SettingsAPI"], swiftSettings: strict),

@@ -119,7 +119,7 @@ struct CheckedVarlinkClient {
     }
 
     private func connect() throws -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: errno \(errno)") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -141,7 +141,7 @@ struct CheckedVarlinkClient {
     }
 
     private func exchange(_ request: [UInt8]) throws -> [UInt8] {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: errno \(errno)") }
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)

@@ -2,6 +2,7 @@ import Glibc
 import SettingsAPI
 import SettingsCLICore
 import Testing
+import ViperTestSupport
 
 @Suite("CLIFailure: what a failed command prints and its exit status")
 struct CLIFailureTests {
@@ -10,8 +11,7 @@ struct CLIFailureTests {
         let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
         try #require(full >= 0)
         defer { close(full) }
-        var descriptors: [Int32] = [-1, -1]
-        try #require(pipe(&descriptors) == 0)
+        let descriptors = try #require(Descriptors.pipe())
         defer { close(descriptors[0]) }
         let status = failure.emit(
             json: json,

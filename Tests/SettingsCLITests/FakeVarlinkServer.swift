@@ -1,4 +1,5 @@
 import Glibc
+import ViperTestSupport
 
 /// A Varlink server on a real Unix socket in a temporary directory, served by its own thread: it accepts
 /// one connection, reads one call up to its NUL byte, writes the canned reply in the given pieces (pausing
@@ -27,7 +28,7 @@ final class FakeVarlinkServer: @unchecked Sendable {
         func serve() {
             var waiting = pollfd(fd: self.listener, events: Int16(POLLIN), revents: 0)
             guard poll(&waiting, 1, 5_000) == 1 else { return }
-            let connection = accept(self.listener, nil, nil)
+            let connection = Descriptors.accept(self.listener)
             guard connection >= 0 else { return }
             defer { close(connection) }
             var byte: UInt8 = 0

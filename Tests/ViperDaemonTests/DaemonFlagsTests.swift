@@ -14,7 +14,7 @@ struct DaemonFlagsTests {
         try #require(created != nil)
         let directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let path = directory + "/viper-settingsd.conf"
-        let file = try #require(fopen(path, "w"))
+        let file = try #require(fopen(path, "we"))
         fputs(text, file)
         fclose(file)
         return path

@@ -24,7 +24,7 @@ final class FullDisk: Sendable {
 
     /// Fills the file system with `filler` until a write fails for lack of space.
     func fill() throws {
-        let descriptor = open("\(self.path)/filler", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let descriptor = open("\(self.path)/filler", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FullDiskError("open filler: \(errno)") }
         defer { close(descriptor) }
         let chunk = [UInt8](repeating: 0x2E, count: 4096)

@@ -10,7 +10,7 @@ struct StateDirectoryLockTests {
     let scratch = Scratch()
 
     @Test("the directory is created and locked; a second lock is refused, naming it, until the first is released")
-    func exclusive() throws {
+    func exclusive() async throws {
         let path = self.scratch.newDirectory()
         var first: StateDirectoryLock? = try StateDirectoryLock.acquire(path)
         #expect(first?.isHeld == true)
@@ -19,8 +19,16 @@ struct StateDirectoryLockTests {
         let refused = #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }
         #expect(refused?.message.hasPrefix("the state directory \(path) is in use by another viper-settingsd") == true)
         first = nil
-        let again = try StateDirectoryLock.acquire(path)
-        #expect(again.path == path && again.isHeld)
+        // Released: free again. Another test of this process that is spawning a child at this moment gives that
+        // child a copy of every descriptor until its `exec` closes them, the lock's too; so wait, briefly.
+        var again: StateDirectoryLock?
+        #expect(
+            await Eventually.wait {
+                again = try? StateDirectoryLock.acquire(path)
+                return again != nil
+            }
+        )
+        #expect(again?.path == path && again?.isHeld == true)
     }
 
     @Test("a state directory that is a file is left to the repository to report: not locked, no error")
@@ -61,9 +69,14 @@ struct StateDirectoryLockTests {
         )
         #expect(Files.list(path).isEmpty, "nothing written in the other daemon's directory")
         second = nil
-        _ = try await repository.update(module: "network") { _ in
-            LocalChange(set: ["proxy.port": .int(8080)], revision: 1)
+        // Released (a child another test is spawning may hold a copy of the descriptor until its `exec`: retried;
+        // a refused write leaves nothing behind).
+        let written = await Eventually.wait {
+            (try? await repository.update(module: "network") { _ in
+                LocalChange(set: ["proxy.port": .int(8080)], revision: 1)
+            }) != nil
         }
+        #expect(written)
         #expect(Files.list(path) == ["network.journal"])
         #expect(first.isHeld)
         #expect(throws: StorageError.self) { try StateDirectoryLock.acquire(path) }

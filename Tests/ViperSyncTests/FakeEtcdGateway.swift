@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import ViperTestSupport
 
 @testable import ViperSync
 
@@ -74,7 +75,7 @@ final class FakeEtcdGateway: Sendable {
 
     private static func accept(_ state: State) {
         while !state.stopped.load(ordering: .relaxed) {
-            let connection = Glibc.accept(state.listener, nil, nil)
+            let connection = Descriptors.accept(state.listener)
             guard connection >= 0 else { return }
             Thread { Self.serve(state, on: connection) }.start()
         }

@@ -14,7 +14,7 @@ final class LoopbackPort {
 
     /// Binds a socket to a free port on 127.0.0.1, and listens on it when `listening`.
     init(listening: Bool) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -44,7 +44,7 @@ final class LoopbackPort {
     /// it.
     static func listeningDescriptor() throws -> (descriptor: Int32, port: Int) {
         let held = try LoopbackPort(listening: true)
-        let descriptor = dup(held.descriptor)
+        let descriptor = fcntl(held.descriptor, F_DUPFD_CLOEXEC, 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         return (descriptor, held.port)
     }

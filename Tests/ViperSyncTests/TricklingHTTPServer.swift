@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import ViperTestSupport
 
 /// A hostile HTTP server on loopback: it answers every request with `200` headers at once, then sends its body one
 /// byte per `interval`, never finishing, so that no read ever times out. It stops when released.
@@ -37,7 +38,7 @@ final class TricklingHTTPServer: Sendable {
 
     private static func accept(_ state: State, interval: Duration) {
         while !state.stopped.load(ordering: .relaxed) {
-            let connection = Glibc.accept(state.listener, nil, nil)
+            let connection = Descriptors.accept(state.listener)
             guard connection >= 0 else { return }
             Thread { Self.trickle(state, on: connection, interval: interval) }.start()
         }

@@ -38,7 +38,7 @@ public final class HoldingHTTPServer: Sendable {
 
     /// A socket listening on a free port of 127.0.0.1, and the port.
     private static func listening() throws -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -66,7 +66,7 @@ public final class HoldingHTTPServer: Sendable {
 
     private static func accept(_ state: State) {
         while !state.stopped.load(ordering: .relaxed) {
-            let connection = Glibc.accept(state.listener, nil, nil)
+            let connection = Descriptors.accept(state.listener)
             guard connection >= 0 else { return }
             Thread { Self.serve(state, on: connection) }.start()
         }
