@@ -64,10 +64,11 @@ public struct Daemon: Sendable {
             directory: self.configuration.stateDirectory,
             threadPool: NIOThreadPool.singleton,
             logger: logger,
-            schema: { name in catalog.current.first { $0.name == name } },
+            schema: { name in catalog.schema(named: name) },
             feed: feed,
             stateLock: stateLock
         )
+        await repository.preload(modules: catalog.current.map(\.name))
         let storageProblems = await repository.problems(modules: catalog.current.map(\.name))
         for problem in storageProblems {
             logger.error(
@@ -138,7 +139,7 @@ public struct Daemon: Sendable {
             logger: logger
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server),
+            .init(service: server, serviceName: "VarlinkServer"),
             .init(
                 service: ReloadService {
                     notifier.reloading(status: "reloading configuration and schemas")
@@ -187,7 +188,8 @@ public struct Daemon: Sendable {
                     )
                     logger.log(level: outcome.level, "\(outcome.summary(status: status()))")
                     notifier.ready(status: status())
-                }
+                },
+                serviceName: "ReloadService"
             ),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
@@ -205,18 +207,25 @@ public struct Daemon: Sendable {
                             // A hung serving loop never answers, so the pings stop and systemd restarts the daemon.
                             (try? await servingLoop.submit { true }.get()) ?? false
                         }
-                    )
+                    ),
+                    serviceName: "WatchdogService"
                 ),
                 at: 0
             )
         }
         if let source {
             services.append(
-                .init(service: SyncService(source: source, interactor: sync.interactor, recorder: recorder))
+                .init(
+                    service: SyncService(source: source, interactor: sync.interactor, recorder: recorder),
+                    serviceName: "SyncService"
+                )
             )
         }
         services.append(
-            .init(service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger))
+            .init(
+                service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger),
+                serviceName: "ReadinessService"
+            )
         )
         if notifier.isEnabled {
             services.append(
@@ -230,7 +239,8 @@ public struct Daemon: Sendable {
                             liveProblems.withLock { $0 = problems }
                             return status()
                         }
-                    )
+                    ),
+                    serviceName: "StatusLineService"
                 )
             )
         }
@@ -312,7 +322,7 @@ public struct Daemon: Sendable {
         configurationRefused: Bool = false,
         schemasRefused: Bool = false
     ) -> String {
-        let keys = schemas.reduce(0) { $0 + $1.items.count }
+        let keys = schemas.reduce(0) { $0 + $1.itemCount }
         let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
         var text = "serving \(schemas.count) modules, \(keys) keys; \(remote)"
         if configurationRefused {

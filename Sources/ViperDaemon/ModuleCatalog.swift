@@ -6,7 +6,7 @@ import ViperStorage
 /// The schemas the daemon serves, re-read on reload. A module whose file breaks keeps its previous version; a
 /// module whose `writers` name an account the system does not know is served, with a warning.
 final class ModuleCatalog: Sendable {
-    private let schemas = Mutex<[String: ModuleSchema]>([:])
+    private let schemas = Mutex(Served(byName: [:]))
     /// The bytes of each served schema's file (see `ServedSchemaStore`).
     private let sources = Mutex<[String: [UInt8]]>([:])
     private let rejected = Mutex<[String]>([])
@@ -19,7 +19,10 @@ final class ModuleCatalog: Sendable {
     }
 
     /// The schemas currently served, sorted by name.
-    var current: [ModuleSchema] { self.schemas.withLock { $0.values.sorted { $0.name < $1.name } } }
+    var current: [ModuleSchema] { self.schemas.withLock { $0.sorted } }
+
+    /// The schema of `module` currently served.
+    func schema(named module: String) -> ModuleSchema? { self.schemas.withLock { $0.byName[module] } }
 
     /// The schema files the last load rejected, by path (each logged with why).
     var rejectedFiles: [String] { self.rejected.withLock { $0 } }
@@ -37,7 +40,7 @@ final class ModuleCatalog: Sendable {
     func load(directory: String, maxValueSize: Int, kept: [String: [UInt8]] = [:]) throws -> [ModuleSchema] {
         let catalog = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).loadCatalog()
         let (loaded, errors) = (catalog.schemas, catalog.errors)
-        let previous = self.schemas.withLock { $0 }
+        let previous = self.schemas.withLock { $0.byName }
         let previousSources = self.sources.withLock { $0 }
         var next = Dictionary(loaded.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var nextSources = catalog.sources
@@ -69,15 +72,27 @@ final class ModuleCatalog: Sendable {
                 self.logger.warning("\(warning)", metadata: ["module": "\(schema.name)"])
             }
         }
-        self.schemas.withLock { $0 = next }
+        let served = Served(byName: next)
+        self.schemas.withLock { $0 = served }
         self.sources.withLock { $0 = nextSources }
         self.rejected.withLock { $0 = errors.map { $0.file ?? "?" }.sorted() }
-        return next.values.sorted { $0.name < $1.name }
+        return served.sorted
     }
 
     private static func moduleName(ofFile path: String) -> String? {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         guard file.hasSuffix(".json") else { return nil }
         return String(file.dropLast(5))
+    }
+
+    /// The schemas served, by name and sorted by name (made once per load: the daemon asks for them often).
+    private struct Served {
+        let byName: [String: ModuleSchema]
+        let sorted: [ModuleSchema]
+
+        init(byName: [String: ModuleSchema]) {
+            self.byName = byName
+            self.sorted = byName.values.sorted { $0.name < $1.name }
+        }
     }
 }

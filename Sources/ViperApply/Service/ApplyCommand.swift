@@ -225,24 +225,29 @@ public struct ApplyCommand: ServiceCommand {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
-                    .init(service: server),
+                    .init(service: server, serviceName: "VarlinkServer"),
                     .init(
                         service: DaemonWatchFollower(
                             socketPath: daemonSocket,
                             interactor: interactor,
                             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
                             logger: logger
-                        )
+                        ),
+                        serviceName: "DaemonWatchFollower"
                     ),
-                    .init(service: TargetReloadService(loader: loader, interactor: interactor, notifier: notifier)),
-                    .init(service: TargetRetryService(interactor: interactor)),
+                    .init(
+                        service: TargetReloadService(loader: loader, interactor: interactor, notifier: notifier),
+                        serviceName: "TargetReloadService"
+                    ),
+                    .init(service: TargetRetryService(interactor: interactor), serviceName: "TargetRetryService"),
                     .init(
                         service: ApplyReadinessService(
                             server: server,
                             interactor: interactor,
                             patience: .seconds(30),
                             logger: logger
-                        )
+                        ),
+                        serviceName: "ApplyReadinessService"
                     ),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],

@@ -55,6 +55,12 @@ extension ItemSchema {
     /// take ("'pattern' applies to string and strings items, not int"). `typeName` is `nil` when the type is missing
     /// or unknown, which is reported afterwards.
     private static func checkKeys(of object: SchemaObject, typeName: String?) throws(SchemaError) {
+        // Sorted only to name the first wrong key: most items have none.
+        let allowed = { (key: String) -> Bool in
+            Self.commonKeys.contains(key)
+                || Self.constraintTypes[key].map { types in typeName.map(types.contains) ?? true } == true
+        }
+        guard !object.members.keys.allSatisfy(allowed) else { return }
         for key in object.members.keys.sorted() where !Self.commonKeys.contains(key) {
             guard let types = Self.constraintTypes[key] else {
                 let constraints = Self.constraintTypes.filter { entry in typeName.map(entry.value.contains) ?? true }

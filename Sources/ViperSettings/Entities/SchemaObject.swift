@@ -9,12 +9,12 @@ struct SchemaObject {
         guard let value = self.members[key] else {
             throw SchemaError(path: "\(self.path).\(key)", reason: "missing")
         }
-        return SchemaField(value, "\(self.path).\(key)")
+        return SchemaField(value, parent: self.path, member: key)
     }
 
     func optionalMember(_ key: String) throws(SchemaError) -> SchemaField? {
         guard let value = self.members[key], value != .null else { return nil }
-        return SchemaField(value, "\(self.path).\(key)")
+        return SchemaField(value, parent: self.path, member: key)
     }
 
     /// The path of the member `key`: `$.sections[0].rnage`, or `$.sections[0]["a b"]` for a key that is not a
@@ -32,6 +32,7 @@ struct SchemaObject {
     /// Throws for the first key, in sorted order, that `allowed` does not hold: a misspelt key would otherwise drop
     /// what it meant to say without a word. `place` names the object for people: "a section".
     func rejectUnknownKeys(allowing allowed: [String], in place: String) throws(SchemaError) {
+        guard !self.members.keys.allSatisfy(allowed.contains) else { return }
         for key in self.members.keys.sorted() where !allowed.contains(key) {
             throw self.unknownKey(key, allowed: allowed, in: place)
         }

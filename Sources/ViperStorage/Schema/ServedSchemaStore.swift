@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import ViperPOSIX
 
 /// The schema each module was last served with, kept in the state directory (`schemas/NAME.json`, the bytes of the
@@ -26,15 +28,22 @@ public struct ServedSchemaStore: Sendable {
     /// that cannot be read (not a regular file, no permission, too large) is given as no bytes, which no schema is:
     /// its module was served, with a schema that is not known any more.
     public func read() -> [String: [UInt8]] {
-        guard let names = try? FileOperations.directoryEntries(self.path) else { return [:] }
-        var sources: [String: [UInt8]] = [:]
-        for name in names where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            let file = "\(self.path)/\(name)"
+        guard let entries = try? FileOperations.directoryEntries(self.path) else { return [:] }
+        let names = entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
+        // Read on every core, as the schema files are: the daemon's start waits for them.
+        let read = Mutex([[UInt8]?](repeating: nil, count: names.count))
+        DispatchQueue.concurrentPerform(iterations: names.count) { index in
+            let file = "\(self.path)/\(names[index])"
             // No schema larger than a schema file may be was ever served: a larger file is not read to its end.
             let bytes =
                 FileOperations.kind(file)?.isFile == true
                 ? try? RegularFile.contents(of: file, limit: ModuleCatalogLoader.maximumFileSize) : nil
-            sources[String(name.dropLast(".json".count))] = bytes ?? []
+            read.withLock { $0[index] = bytes }
+        }
+        let contents = read.withLock { $0 }
+        var sources: [String: [UInt8]] = [:]
+        for (index, name) in names.enumerated() {
+            sources[String(name.dropLast(".json".count))] = contents[index] ?? []
         }
         return sources
     }

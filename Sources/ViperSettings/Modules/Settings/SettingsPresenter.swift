@@ -39,7 +39,7 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
             module: schema.name,
             title: schema.title,
             description: schema.description,
-            keys: schema.items.count,
+            keys: schema.itemCount,
             modified: resolved?.settings.filter(\.isModified).count ?? 0,
             revision: resolved?.revision ?? 0
         )
