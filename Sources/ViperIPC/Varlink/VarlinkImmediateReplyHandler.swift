@@ -19,6 +19,20 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
     private let cache: VarlinkImmediateReplyCache
     /// Calls handed on whose last reply has not been written yet.
     private var callsInFlight = 0
+    /// Messages read while the connection's task is far behind (``VarlinkImmediateReplyControl/backlogLimit``),
+    /// kept as bytes and parsed as it catches up. NIO reads all that is left in the socket when the client closes,
+    /// whatever the reads held back: parsed at once, a client that sent calls without reading and closed cost the
+    /// daemon ~10 times their bytes at once (~2 MB per connection), which malloc then kept.
+    private var held = CircularBuffer<ByteBuffer>()
+    /// The end of reading (input closed, or a read error) that came after the messages held, passed on after them.
+    private var heldEnd: HeldEnd?
+    /// A read the pipeline asked for while messages were held.
+    private var readHeld = false
+
+    private enum HeldEnd {
+        case inputClosed
+        case error(any Error)
+    }
 
     init(
         interfaces: [String: any VarlinkInterface],
@@ -32,6 +46,95 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let message = self.unwrapInboundIn(data)
+        guard self.held.isEmpty, !self.control.backlogFull else {
+            self.hold(message, context: context)
+            return
+        }
+        self.handle(message, context: context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // Messages already read wait: nothing more is read until they are handed on.
+        guard self.held.isEmpty else {
+            self.readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if !self.held.isEmpty, case .some(ChannelEvent.inputClosed) = event as? ChannelEvent {
+            self.heldEnd = .inputClosed
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard self.held.isEmpty else {
+            self.heldEnd = .error(error)
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // Closed: no reply can reach the client any more. The task serves what it was handed until a call cannot be
+        // answered (that call is run, its reply fails, the connection ends). Of the messages held, those it would
+        // still have reached are handed on (a client may send `oneway` calls and close); the others are not parsed.
+        var reachable = self.callsInFlight == 0
+        while reachable, let message = self.held.popFirst() {
+            let request = VarlinkRequest(message: message)
+            if case .protocolViolation = request { reachable = false }
+            if Self.expectsReply(request) { reachable = false }
+            self.handOn(request, context: context)
+        }
+        self.held.removeAll()
+        self.heldEnd = nil
+        self.control.stopHolding()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.control.stopHolding()
+    }
+
+    /// Keeps `message` until the connection's task catches up.
+    private func hold(_ message: ByteBuffer, context: ChannelHandlerContext) {
+        if self.held.isEmpty {
+            let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            self.control.holdUntilCaughtUp {
+                eventLoop.execute {
+                    let (handler, context) = handler.value
+                    handler.release(context: context)
+                }
+            }
+        }
+        self.held.append(message)
+    }
+
+    /// Hands on the messages held while the task has room, then the end of reading or a read that came after them.
+    private func release(context: ChannelHandlerContext) {
+        while !self.control.backlogFull, let message = self.held.popFirst() {
+            self.handle(message, context: context)
+        }
+        guard self.held.isEmpty else { return }
+        self.control.stopHolding()
+        switch self.heldEnd {
+        case .inputClosed: context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        case .error(let error): context.fireErrorCaught(error)
+        case nil: break
+        }
+        self.heldEnd = nil
+        if self.readHeld {
+            self.readHeld = false
+            context.read()
+        }
+    }
+
+    /// Answers `message` on the spot, or hands it on parsed.
+    private func handle(_ message: ByteBuffer, context: ChannelHandlerContext) {
         var request: VarlinkRequest?
         // Only when nothing is pending before it (no reply owed, the connection's task waiting for a call), and
         // while the client reads its replies: one that does not is answered by the task, which waits for it.
@@ -46,10 +149,14 @@ final class VarlinkImmediateReplyHandler: ChannelDuplexHandler {
             }
         }
         // Parsed once: the connection's task gets the call as parsed here.
-        let parsed = request ?? VarlinkRequest(message: message)
-        if Self.expectsReply(parsed) { self.callsInFlight += 1 }
+        self.handOn(request ?? VarlinkRequest(message: message), context: context)
+    }
+
+    /// Hands `request` on to the connection's task.
+    private func handOn(_ request: VarlinkRequest, context: ChannelHandlerContext) {
+        if Self.expectsReply(request) { self.callsInFlight += 1 }
         self.control.handedOn()
-        context.fireChannelRead(self.wrapInboundOut(parsed))
+        context.fireChannelRead(self.wrapInboundOut(request))
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
