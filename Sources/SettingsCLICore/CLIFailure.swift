@@ -163,28 +163,31 @@ extension CLIFailure {
 
     /// The failure for an error the daemon declares: its exit status, and a message with a hint of what to run next.
     package init(_ error: SettingsErrorViewModel) {
+        // Names come from the command line or the daemon: a line break in one is shown as `\n`, so that no name
+        // can print a line of its own ("settingsctl: …") below the message.
+        let name = TableFormatter.printable
         let message =
             switch error {
-            case .noSuchModule(let module): "no such module: '\(module)' (settingsctl modules lists them)"
-            case .noSuchKey(let key): "no such key: '\(key)' (settingsctl show MODULE lists the keys of a module)"
+            case .noSuchModule(let module): "no such module: '\(name(module))' (settingsctl modules lists them)"
+            case .noSuchKey(let key): "no such key: '\(name(key))' (settingsctl show MODULE lists the keys of a module)"
             case .invalidValue(let key, let value, let reason):
-                "invalid value '\(Self.shown(value))' for \(key): \(reason)"
-            case .keyLocked(let key, let source): "\(key) is locked by \(source); local changes are refused"
+                "invalid value '\(Self.shown(value))' for \(name(key)): \(reason)"
+            case .keyLocked(let key, let source): "\(name(key)) is locked by \(source); local changes are refused"
             case .permissionDenied(let module, let uid, let reason) where module == Self.syncModule:
                 "permission denied: uid \(uid) may not start a sync: \(reason)"
             case .permissionDenied(let module, let uid, let reason):
-                "permission denied: uid \(uid) may not change module '\(module)': \(reason)"
+                "permission denied: uid \(uid) may not change module '\(name(module))': \(reason)"
             case .storageFailure(let module, let reason):
-                "could not store the change to module '\(module)': \(reason)"
+                "could not store the change to module '\(name(module))': \(reason)"
             case .syncUnavailable(let reason): "remote sync is not available: \(reason)"
             case .syncInterrupted(let reason):
                 "sync did not finish: \(reason): nothing was synced; run settingsctl sync again once the daemon is "
                     + "back"
             case .revisionMismatch(let module, let expected, let actual):
-                "module '\(module)' is at revision \(actual), not \(expected): it changed since; nothing was loaded "
-                    + "(settingsctl diff \(module) FILE shows what loading would do now)"
+                "module '\(name(module))' is at revision \(actual), not \(expected): it changed since; nothing was "
+                    + "loaded (settingsctl diff \(name(module)) FILE shows what loading would do now)"
             case .loadRefused(let problems):
-                (["nothing was loaded:"] + problems.map { "  \($0.key): \($0.reason)" }).joined(separator: "\n")
+                (["nothing was loaded:"] + problems.map { "  \(name($0.key)): \($0.reason)" }).joined(separator: "\n")
             }
         self.init(ExitStatus(error), message)
     }

@@ -52,4 +52,12 @@ struct CLIFailureTests {
         #expect(status == .notFound)
         #expect(errors == "settingsctl: no such key: 'a.b.c'\n")
     }
+
+    @Test("a module or key named with a line break is shown with \\n: no name prints a line of its own")
+    func namesOnOneLine() {
+        let module = CLIFailure(SettingsErrorViewModel.noSuchModule(module: "te\nst"))
+        #expect(module.message == "no such module: 'te\\nst' (settingsctl modules lists them)")
+        let key = CLIFailure(SettingsErrorViewModel.noSuchKey(key: "a.b\nsettingsctl: fake"))
+        #expect(!key.message.contains("\n"), "\(key.message)")
+    }
 }

@@ -35,7 +35,7 @@ struct SettingTypeTests {
         for text in ["0x1p1", "0x2", "inf", "-infinity", "nan", "1_0", "1,5"] {
             #expect(throws: ValueRejection("expected a number"), "\(text)") { try double.value(fromText: text) }
         }
-        for text in ["0x50", "0b1", "1e2"] {
+        for text in ["0x50", "0b1", "1e2x"] {
             #expect(throws: ValueRejection("expected a whole number"), "\(text)") {
                 try SettingType.int(range: nil).value(fromText: text)
             }
@@ -238,5 +238,23 @@ struct ControlCharacterTests {
             }
         }
         #expect((try? string.value(fromJSON: "a\u{A0}b")) == .string("a\u{A0}b"), "U+00A0 is a space, not a control")
+    }
+
+    @Test("a value that would read (none), the words for no value, is displayed as its JSON; others as before")
+    func noneIsDisplayedAsJSON() {
+        #expect(SettingsFormatter.display(.string("(none)")) == #""(none)""#)
+        #expect(SettingsFormatter.display(.strings(["(none)"])) == #"["(none)"]"#)
+        #expect(SettingsFormatter.display(.strings(["(none)", "a"])) == "(none), a")
+        #expect(SettingsFormatter.display(.string("none")) == "none")
+    }
+
+    @Test("an int written with an exponent or a fraction is refused, naming the digits to write")
+    func intInDigits() {
+        for text in ["1e3", "1000.0", "1E3"] {
+            let refused = #expect(throws: ValueRejection.self) { try SettingType.int(range: nil).value(fromText: text) }
+            #expect(refused?.reason.contains("write 1000") == true, "\(text): \(String(describing: refused))")
+        }
+        let fraction = #expect(throws: ValueRejection.self) { try SettingType.int(range: nil).value(fromText: "1.5") }
+        #expect(fraction?.reason == "expected a whole number")
     }
 }

@@ -61,6 +61,15 @@ extension SettingType {
                 if digits.count > sign, digits.dropFirst(sign).allSatisfy(\.isASCIIDigit) {
                     throw Self.beyond64Bits(range)
                 }
+                // A fraction or an exponent (`1e3`, `2.0`) is for a double: an int is written in digits, as in a
+                // stored value or a schema.
+                if digits.contains(where: { ".eE".contains($0) }), let number = Double(digits), number.isFinite,
+                    number.rounded() == number, abs(number) < 0x1p63
+                {
+                    throw ValueRejection(
+                        "expected a whole number in digits (write \(Int64(number)): an int takes no '.' or exponent)"
+                    )
+                }
                 throw ValueRejection("expected a whole number")
             }
             return try self.checked(.int(value))

@@ -9,8 +9,17 @@ public enum SettingsFormatter {
     ///
     /// Text in double quotes is always JSON: a string that begins and ends with `"` (`""` itself, `"a"`) is shown
     /// as its JSON string, `"\"\""`, and a list with such an element as its JSON array, so that neither is taken
-    /// for the empty string.
+    /// for the empty string. A value that would read `(none)`, the words that stand for no value where one may be
+    /// missing (a layer without one, a key a change adds), is its JSON too: `"(none)"`, `["(none)"]`.
     public static func display(_ value: SettingValue) -> String {
+        let text = Self.words(value)
+        return text == Self.noValue ? value.json.serialized() : text
+    }
+
+    /// What stands for no value in the views that show one that may be missing.
+    static let noValue = "(none)"
+
+    private static func words(_ value: SettingValue) -> String {
         switch value {
         case .bool(let value): return value ? "true" : "false"
         case .int(let value): return String(value)
