@@ -68,8 +68,9 @@ public struct Daemon: Sendable {
             feed: feed,
             stateLock: stateLock
         )
-        await repository.preload(modules: catalog.current.map(\.name))
-        let storageProblems = await repository.problems(modules: catalog.current.map(\.name))
+        let moduleNames = catalog.current.map(\.name)
+        await repository.preload(modules: moduleNames)
+        let storageProblems = await repository.problems(modules: moduleNames)
         for problem in storageProblems {
             logger.error(
                 "state files: \(problem.message); the modules concerned serve their defaults and refuse writes",

@@ -81,3 +81,9 @@ extension ItemViewModel {
         }
     }
 }
+
+extension ItemViewModel {
+    /// The words that stand for no value where a view shows one that may be missing (a layer without one, a key a
+    /// change adds or removes). No `display` reads so: a value that would is displayed as its JSON, `"(none)"`.
+    public static let noValueText = "(none)"
+}

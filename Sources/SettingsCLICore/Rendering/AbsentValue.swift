@@ -7,7 +7,7 @@ package import SettingsAPI
 /// JSON (`"(none)"`, `["(none)"]`), as text in double quotes is JSON wherever values are shown among other words.
 package enum AbsentValue {
     /// The text shown where there is no value.
-    package static let marker = "(none)"
+    package static let marker = ItemViewModel.noValueText
 
     /// The text of a value's `display` where ``marker`` may stand for no value: `display` itself, or the value's
     /// JSON (`value`, else `display` as a JSON string) when it reads as the marker.

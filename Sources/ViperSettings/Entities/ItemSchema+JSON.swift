@@ -55,25 +55,22 @@ extension ItemSchema {
     /// take ("'pattern' applies to string and strings items, not int"). `typeName` is `nil` when the type is missing
     /// or unknown, which is reported afterwards.
     private static func checkKeys(of object: SchemaObject, typeName: String?) throws(SchemaError) {
-        // Sorted only to name the first wrong key: most items have none.
-        let allowed = { (key: String) -> Bool in
-            Self.commonKeys.contains(key)
-                || Self.constraintTypes[key].map { types in typeName.map(types.contains) ?? true } == true
+        // The first wrong key in sorted order, found without sorting the keys of every item (most have none).
+        let wrong = object.members.keys.filter { key in
+            !Self.commonKeys.contains(key)
+                && Self.constraintTypes[key].map { types in typeName.map(types.contains) ?? true } != true
+        }.min()
+        guard let key = wrong else { return }
+        // A constraint is wrong only for a known type that does not take it.
+        guard let types = Self.constraintTypes[key], let typeName else {
+            let constraints = Self.constraintTypes.filter { entry in typeName.map(entry.value.contains) ?? true }
+            let place = typeName.map { "\($0 == "int" ? "an" : "a") \($0) item" } ?? "an item"
+            throw object.unknownKey(key, allowed: Self.commonKeys + constraints.keys, in: place)
         }
-        guard !object.members.keys.allSatisfy(allowed) else { return }
-        for key in object.members.keys.sorted() where !Self.commonKeys.contains(key) {
-            guard let types = Self.constraintTypes[key] else {
-                let constraints = Self.constraintTypes.filter { entry in typeName.map(entry.value.contains) ?? true }
-                let place = typeName.map { "\($0 == "int" ? "an" : "a") \($0) item" } ?? "an item"
-                throw object.unknownKey(key, allowed: Self.commonKeys + constraints.keys, in: place)
-            }
-            if let typeName, !types.contains(typeName) {
-                throw SchemaError(
-                    path: object.path(of: key),
-                    reason: "'\(key)' applies to \(types.joined(separator: " and ")) items, not \(typeName)"
-                )
-            }
-        }
+        throw SchemaError(
+            path: object.path(of: key),
+            reason: "'\(key)' applies to \(types.joined(separator: " and ")) items, not \(typeName)"
+        )
     }
 
     /// The `range` of an `int`: two 64-bit integers, the first not above the second.

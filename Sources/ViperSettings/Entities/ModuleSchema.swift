@@ -89,10 +89,10 @@ public struct ModuleSchema: Sendable, Hashable {
         return (section.id, item)
     }
 
-    /// Every item with its `section.item` path, in schema order.
     /// How many items the schema has (without building ``items``).
     public var itemCount: Int { self.sections.reduce(0) { $0 + $1.items.count } }
 
+    /// Every item with its `section.item` path, in schema order.
     public var items: [(path: String, item: ItemSchema)] {
         self.sections.flatMap { section in section.items.map { (path: "\(section.id).\($0.id)", item: $0) } }
     }

@@ -32,10 +32,8 @@ struct SchemaObject {
     /// Throws for the first key, in sorted order, that `allowed` does not hold: a misspelt key would otherwise drop
     /// what it meant to say without a word. `place` names the object for people: "a section".
     func rejectUnknownKeys(allowing allowed: [String], in place: String) throws(SchemaError) {
-        guard !self.members.keys.allSatisfy(allowed.contains) else { return }
-        for key in self.members.keys.sorted() where !allowed.contains(key) {
-            throw self.unknownKey(key, allowed: allowed, in: place)
-        }
+        guard let key = self.members.keys.filter({ !allowed.contains($0) }).min() else { return }
+        throw self.unknownKey(key, allowed: allowed, in: place)
     }
 
     /// The error for `key`, which `place` does not take: "unknown key 'rnage'; an int item takes default, id, …".

@@ -1,8 +1,6 @@
-import Dispatch
 import Glibc
 public import Logging
 public import NIOPosix
-import Synchronization
 import ViperPOSIX
 public import ViperSettings
 
@@ -311,19 +309,11 @@ public actor JSONFileRepository: SettingsRepository {
         guard !names.isEmpty else { return }
         for module in names { self.loading[module] = [] }
         let loader = self.loader
-        let loaded: [LoadedModule?] =
-            (try? await self.threadPool.runIgnoringCancellation { () -> [LoadedModule?] in
-                let results = Mutex([LoadedModule?](repeating: nil, count: names.count))
-                DispatchQueue.concurrentPerform(iterations: names.count) { index in
-                    let module = loader.load(names[index])
-                    results.withLock { $0[index] = module }
-                }
-                return results.withLock { $0 }
-            }) ?? []
+        let loaded = try? await self.threadPool.runIgnoringCancellation { names.concurrentMap(loader.load) }
         for (index, module) in names.enumerated() {
             // Not loaded (the pool has stopped): the module's first access loads it, or says why it cannot.
-            if index < loaded.count, let module = loaded[index] {
-                self.entries[names[index]] = ModuleEntry(module, module: names[index], published: self.published)
+            if let files = loaded?[index] {
+                self.entries[module] = ModuleEntry(files, module: module, published: self.published)
             }
             for waiter in self.loading.removeValue(forKey: module) ?? [] { waiter.resume() }
         }

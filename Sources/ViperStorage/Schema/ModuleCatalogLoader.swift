@@ -1,7 +1,5 @@
-import Dispatch
 import Glibc
 import SettingsAPI
-import Synchronization
 import ViperPOSIX
 public import ViperSettings
 
@@ -50,12 +48,9 @@ public struct ModuleCatalogLoader: Sendable {
             .sorted()
         let paths = names.map { self.directory.hasSuffix("/") ? "\(self.directory)\($0)" : "\(self.directory)/\($0)" }
         // Files are read and checked on every core (a fleet's catalog has hundreds of them), then taken in order.
-        let parsed = Mutex([Result<(ModuleSchema, [UInt8]), SchemaError>?](repeating: nil, count: names.count))
-        DispatchQueue.concurrentPerform(iterations: names.count) { index in
-            let result = Result { () throws(SchemaError) in try Self.schema(at: paths[index], fileName: names[index]) }
-            parsed.withLock { $0[index] = result }
+        let results = Array(zip(paths, names)).concurrentMap { path, name in
+            Result { () throws(SchemaError) in try Self.schema(at: path, fileName: name) }
         }
-        let results = parsed.withLock { $0 }
         var schemas: [ModuleSchema] = []
         var errors: [SchemaError] = []
         var sources: [String: [UInt8]] = [:]
@@ -63,7 +58,7 @@ public struct ModuleCatalogLoader: Sendable {
         for (index, result) in results.enumerated() {
             let path = paths[index]
             do throws(SchemaError) {
-                let (schema, bytes) = try result!.get()
+                let (schema, bytes) = try result.get()
                 if let other = files[schema.name] {
                     throw SchemaError(
                         path: "$.module",

@@ -1,5 +1,3 @@
-import Dispatch
-import Synchronization
 import ViperPOSIX
 
 /// The schema each module was last served with, kept in the state directory (`schemas/NAME.json`, the bytes of the
@@ -31,19 +29,15 @@ public struct ServedSchemaStore: Sendable {
         guard let entries = try? FileOperations.directoryEntries(self.path) else { return [:] }
         let names = entries.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
         // Read on every core, as the schema files are: the daemon's start waits for them.
-        let read = Mutex([[UInt8]?](repeating: nil, count: names.count))
-        DispatchQueue.concurrentPerform(iterations: names.count) { index in
-            let file = "\(self.path)/\(names[index])"
+        let contents = names.concurrentMap { name -> [UInt8]? in
+            let file = "\(self.path)/\(name)"
             // No schema larger than a schema file may be was ever served: a larger file is not read to its end.
-            let bytes =
-                FileOperations.kind(file)?.isFile == true
+            return FileOperations.kind(file)?.isFile == true
                 ? try? RegularFile.contents(of: file, limit: ModuleCatalogLoader.maximumFileSize) : nil
-            read.withLock { $0[index] = bytes }
         }
-        let contents = read.withLock { $0 }
         var sources: [String: [UInt8]] = [:]
-        for (index, name) in names.enumerated() {
-            sources[String(name.dropLast(".json".count))] = contents[index] ?? []
+        for (name, bytes) in zip(names, contents) {
+            sources[String(name.dropLast(".json".count))] = bytes ?? []
         }
         return sources
     }

@@ -13,11 +13,8 @@ public enum SettingsFormatter {
     /// missing (a layer without one, a key a change adds), is its JSON too: `"(none)"`, `["(none)"]`.
     public static func display(_ value: SettingValue) -> String {
         let text = Self.words(value)
-        return text == Self.noValue ? value.json.serialized() : text
+        return text == ItemViewModel.noValueText ? value.json.serialized() : text
     }
-
-    /// What stands for no value in the views that show one that may be missing.
-    static let noValue = "(none)"
 
     private static func words(_ value: SettingValue) -> String {
         switch value {
