@@ -319,6 +319,60 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test(
+        "with its state file lost or corrupt, a file that holds the current values keeps the revision it shows and is not rewritten",
+        arguments: [nil, "{garbage"]
+    )
+    func stateLost(replacement: String?) async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let first = try await fixture.interactor()
+            await first.received([
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:1"),
+                Self.current("network.proxy.host", "a", cursor: "network:1"),
+                Self.ready("network:1"),
+                Self.change("network.proxy.host", "b", cursor: "network:3"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r1\n")
+            let written = try FileManager.default.attributesOfItem(atPath: fixture.dns)[.modificationDate] as? Date
+            let state = directory + "/state.json"
+            if let replacement {
+                try Files.write(replacement, to: state)
+            } else {
+                try FileManager.default.removeItem(atPath: state)
+            }
+            // The daemon tells only the module's revision (3) with the current values.
+            let resynced = try await fixture.interactor()
+            await resynced.received([
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:3"),
+                Self.current("network.proxy.host", "b", cursor: "network:3"),
+                Self.ready("network:3"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r1\n", "rewritten with the module's revision")
+            let dns = await resynced.status().targets.first { $0.target == "dns" }?.last
+            #expect(dns?.result == "unchanged" && dns?.revisions == ["network": 1], "\(String(describing: dns))")
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: fixture.dns)[.modificationDate] as? Date == written
+            )
+            // What it settled on is kept: the next start renders the same bytes.
+            let restarted = try await fixture.interactor()
+            await restarted.received([Self.ready("network:3")])
+            #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r1\n")
+            // A later change of what the target reads is rendered with its own revision.
+            await restarted.received([Self.change("network.dns.servers", ["9.9.9.9"], cursor: "network:4")])
+            #expect(try Files.read(fixture.dns) == "DNS=9.9.9.9 r4\n")
+            // Lost again, and the value changed meanwhile: the file no longer holds it, and the guess is all there is.
+            try FileManager.default.removeItem(atPath: state)
+            let changed = try await fixture.interactor()
+            await changed.received([
+                Self.current("network.dns.servers", ["8.8.8.8"], cursor: "network:7"),
+                Self.current("network.proxy.host", "b", cursor: "network:7"),
+                Self.ready("network:7"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r7\n")
+        }
+    }
+
     @Test("a target added at a reload that names the file of a running target is refused; the file stays as it is")
     func reloadKeepsRunningDestination() async throws {
         try await TemporaryDirectory.with { directory in

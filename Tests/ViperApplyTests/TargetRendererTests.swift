@@ -123,4 +123,32 @@ struct TargetRendererTests {
                 """
         )
     }
+
+    @Test("the revisions a file was rendered with are read back only when it holds what the values render")
+    func revisionsReadBack() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            func shown(_ template: String, in file: String) throws -> [String: Int64]? {
+                try folder.write(
+                    "t",
+                    ["reads": ["network.dns", "power.idle"], "destination": "/etc/t"],
+                    template: template
+                )
+                return TargetRenderer().revisions(
+                    in: Array(file.utf8),
+                    target: try folder.target("t"),
+                    values: Self.values
+                )
+            }
+            let template =
+                "# {{revision.network}}/{{revision.power}}\nDNS={{network.dns.servers}} ({{revision.network}})\n"
+            #expect(try shown(template, in: "# 4/12\nDNS=9.9.9.9,1.1.1.1 (4)\n") == ["network": 4, "power": 12])
+            #expect(try shown(template, in: "# 4/12\nDNS=9.9.9.9 (4)\n") == nil, "another value")
+            #expect(try shown(template, in: "# 4/12\nDNS=9.9.9.9,1.1.1.1 (5)\n") == nil, "two revisions of one module")
+            #expect(try shown(template, in: "# 4/12\nDNS=9.9.9.9,1.1.1.1 (4)\nmore") == nil, "more after it")
+            #expect(try shown(template, in: "# /12\nDNS=9.9.9.9,1.1.1.1 ()\n") == nil, "no digits")
+            #expect(try shown("r{{revision.network}}5\n", in: "r45\n") == nil, "digits that run into the marker")
+            #expect(try shown("DNS={{network.dns.servers}}\n", in: "DNS=9.9.9.9,1.1.1.1\n") == [:], "none printed")
+        }
+    }
 }

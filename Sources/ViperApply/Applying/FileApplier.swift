@@ -47,6 +47,17 @@ public struct FileApplier: Sendable {
         return outcome
     }
 
+    /// What `target`'s destination holds now, when it is a regular file that can be read; `nil` otherwise.
+    public func existingBytes(of target: ApplyTarget) -> [UInt8]? {
+        let directory = try? DestinationDirectory.open(
+            containing: target.destination,
+            root: target.root,
+            creating: false
+        )
+        guard let directory = directory ?? nil else { return nil }
+        return (try? DestinationFile.inspect(FileIO.name(of: target.destination), in: directory))?.bytes
+    }
+
     private func applyOnce(_ target: ApplyTarget, rendered: String, dryRun: Bool) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
         let name = FileIO.name(of: target.destination)

@@ -14,7 +14,19 @@ public struct TargetRenderer: Sendable {
 
     /// What rendering `target` gives with `values` (key → effective value) and `revisions` (module → revision).
     public func render(_ target: ApplyTarget, values: [String: JSONValue], revisions: [String: Int64]) -> String {
-        target.template.render(Self.context(for: target, values: values, revisions: revisions))
+        target.template.render(Self.context(for: target, values: values, revisions: revisions.mapValues { .int($0) }))
+    }
+
+    /// The revisions `existing` was rendered with, by module: the template is rendered with a marker in place of each
+    /// `revision.MODULE`, and `existing` must match that, each marker standing for the digits of one revision (the
+    /// same wherever it is printed). `nil` when it does not match: it shows other values, or a transform of a
+    /// revision or digits that run into a marker make it ambiguous. A module whose revision the template does not
+    /// print is missing from the result.
+    public func revisions(in existing: [UInt8], target: ApplyTarget, values: [String: JSONValue]) -> [String: Int64]? {
+        var markers: [String: JSONValue] = [:]
+        for module in target.modules { markers[module] = .string(RevisionPattern.marker(module)) }
+        let rendered = target.template.render(Self.context(for: target, values: values, revisions: markers))
+        return RevisionPattern(rendered).match(existing)
     }
 
     /// The keys of `values` that `target` reads, sorted.
@@ -25,7 +37,7 @@ public struct TargetRenderer: Sendable {
     static func context(
         for target: ApplyTarget,
         values: [String: JSONValue],
-        revisions: [String: Int64]
+        revisions: [String: JSONValue]
     ) -> TemplateSection {
         var tree = Node()
         var choices = Node()
@@ -39,7 +51,7 @@ public struct TargetRenderer: Sendable {
         var context = tree.object
         context["is"] = .object(choices.object)
         var byModule: [String: JSONValue] = [:]
-        for module in target.modules { byModule[module] = .int(revisions[module] ?? 0) }
+        for module in target.modules { byModule[module] = revisions[module] ?? .int(0) }
         context["revision"] = .object(byModule)
         return TemplateSection(context)
     }

@@ -13,6 +13,10 @@ public actor ApplyInteractor {
     /// Values received since the last `ready`, after a resync (the current values that replace the old ones).
     private var incoming: [String: JSONValue]?
     private var incomingRevisions: [String: Int64] = [:]
+    /// Keys whose revision in `state` is a guess: a resync tells only the module's revision, and the state held none
+    /// for them (it was lost) or held another value. Each target that reads one is rendered with the revisions its
+    /// destination shows when that holds what the values render (``renderRevisions(of:)``).
+    var guessed: Set<String> = []
     /// True once the daemon's values are known (the first `ready`).
     private(set) var ready = false
     /// Whether the Watch stream is open now.
@@ -38,7 +42,7 @@ public actor ApplyInteractor {
     /// Each retry scheduled, for ``TargetRetryService`` to wait out and hand back to ``retry(target:attempt:)``.
     public nonisolated let retryRequests: AsyncStream<RetryRequest>
     let retryContinuation: AsyncStream<RetryRequest>.Continuation
-    private let applier: FileApplier
+    let applier: FileApplier
     let renderer = TargetRenderer()
     private let store: ApplyStateStore
     let clock: WallClock
@@ -150,6 +154,11 @@ public actor ApplyInteractor {
                     for (key, value) in incoming where self.state.values[key] == value {
                         if let kept = self.state.revisions[key] { revisions[key] = kept }
                     }
+                    self.guessed.formIntersection(incoming.keys)
+                    for (key, value) in incoming
+                    where self.state.revisions[key] == nil || self.state.values[key] != value {
+                        self.guessed.insert(key)
+                    }
                     self.state.values = incoming
                     self.state.revisions = revisions
                     self.incoming = nil
@@ -167,6 +176,7 @@ public actor ApplyInteractor {
                 guard let key = event.key else { continue }
                 self.state.values[key] = event.value
                 self.state.revisions[key] = event.revision ?? self.state.revisions[key] ?? 0
+                if event.revision != nil { self.guessed.remove(key) }
                 self.markDirty(keys: [key])
                 if !event.cursor.isEmpty { self.state.cursor = event.cursor }
             }
@@ -219,7 +229,7 @@ public actor ApplyInteractor {
         }
         var outcomes: [TargetOutcomeViewModel] = []
         for target in self.targets {
-            let revisions = self.revisions(of: target)
+            let revisions = self.renderRevisions(of: target)
             let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
             let outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
             outcomes.append(self.viewModel(target, outcome, revisions: revisions, at: nil, diff: true))
@@ -238,17 +248,6 @@ public actor ApplyInteractor {
 
     /// Whether every target was applied since the values became known (for readiness).
     public var isSettled: Bool { self.ready && self.dirty.isEmpty && !self.applying }
-
-    /// For each module `target` reads: the revision of the latest change among the keys it reads (not the module's
-    /// revision, which moves with keys the target does not read and would rewrite its file for nothing).
-    private func revisions(of target: ApplyTarget) -> [String: Int64] {
-        var revisions: [String: Int64] = [:]
-        for (key, revision) in self.state.revisions where target.reads(key: key) {
-            let module = String(key.prefix { $0 != "." })
-            revisions[module] = max(revisions[module] ?? 0, revision)
-        }
-        return revisions
-    }
 
     /// The target files refused.
     private var problemViewModels: [TargetProblemViewModel] {
@@ -311,8 +310,10 @@ public actor ApplyInteractor {
             let names = self.dirty
             self.dirty = []
             let served = Set(self.state.values.keys.map { String($0.prefix { $0 != "." }) })
+            /// The targets rendered, with the revisions they were rendered with.
+            var applied: [(target: ApplyTarget, revisions: [String: Int64])] = []
             for target in self.targets where names.contains(target.name) && !Task.isCancelled {
-                let revisions = self.revisions(of: target)
+                let revisions = self.renderRevisions(of: target)
                 let outcome: ApplyOutcome
                 let missing = target.modules.subtracting(served).sorted()
                 if !missing.isEmpty {
@@ -335,6 +336,7 @@ public actor ApplyInteractor {
                     self.dirty.insert(target.name)
                     continue
                 }
+                if missing.isEmpty { applied.append((target, revisions)) }
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)
                 self.scheduleRetry(of: target, after: outcome)
@@ -346,6 +348,7 @@ public actor ApplyInteractor {
                     self.state.outcomes[target.name] = model
                 }
             }
+            self.settleGuesses(applied)
             do {
                 try self.store.save(self.state)
             } catch {
