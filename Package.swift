@@ -41,7 +41,8 @@ let package = Package(
     ],
     targets: [
         // The few calls into the C library every part needs: errno text and the wall clock.
-        .target(name: "ViperPOSIX", swiftSettings: served),
+        .target(name: "CHeapMemory"),
+        .target(name: "ViperPOSIX", dependencies: ["CHeapMemory"], swiftSettings: served),
         // The View's contract: JSON values, ViewModels and error codes shared by the daemon and settingsctl.
         // No Foundation, so that settingsctl starts fast.
         .target(

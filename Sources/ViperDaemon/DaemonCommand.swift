@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SettingsAPI
 public import ViperCommandLine
+import ViperPOSIX
 import ViperSystemd
 
 /// `viper-settingsd`: parses flags, reads the configuration file, and runs the daemon until SIGTERM or SIGINT.
@@ -126,6 +127,7 @@ public struct DaemonCommand: ServiceCommand {
     public init() {}
 
     public func run() async throws {
+        HeapMemory.returnLargeBlocks()
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
         do {

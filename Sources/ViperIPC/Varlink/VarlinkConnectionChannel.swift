@@ -6,8 +6,9 @@ import Synchronization
 ///
 /// It does what NIO's `NIOAsyncChannel` did here, with less work per call: a call is handed straight to the
 /// waiting task, and a reply written from the channel's event loop goes down the pipeline at once.
-/// - Calls are read only while few are waiting to be served (``highWatermark``): a client that sends calls faster
-///   than they are answered is no longer read, so nothing piles up.
+/// - Calls are read only while few are waiting to be served (``highWatermark``) and the client reads its replies
+///   (the connection is writable): a client that sends calls faster than they are answered, or does not read the
+///   replies, is no longer read, so nothing piles up.
 /// - A reply waits, after it is written, until the client reads enough of the replies before it for the
 ///   connection to be writable again: the task of a client that does not read stops there, and reads no more calls.
 /// - Dropped without being served (accepted while the server stops), it closes the connection.
@@ -144,10 +145,12 @@ final class VarlinkConnectionChannel: Sendable {
         reader?.resume(returning: call)
     }
 
-    /// Whether the pipeline may read now; if not, the read is held back until the task takes calls.
+    /// Whether the pipeline may read now: not while enough calls wait, nor while the client leaves its replies unread
+    /// (the connection is not writable: calls read then would only pile up, with their replies). If not, the read
+    /// is held back until the task takes calls and the connection is writable.
     func mayRead() -> Bool {
         self.state.withLock { state in
-            guard state.calls.count >= Self.highWatermark else { return true }
+            guard state.calls.count >= Self.highWatermark || !state.writable else { return true }
             state.readHeldBack = true
             return false
         }
@@ -172,13 +175,16 @@ final class VarlinkConnectionChannel: Sendable {
 
     /// The connection became writable or not.
     func writabilityChanged(_ writable: Bool) {
+        var resumeReading = false
         let writer = self.state.withLock { state -> UnsafeContinuation<Void, any Error>? in
             state.writable = writable
             guard writable else { return nil }
+            resumeReading = Self.takeHeldBackRead(&state)
             defer { state.writer = nil }
             return state.writer
         }
         writer?.resume()
+        if resumeReading { self.channel.read() }
     }
 
     /// The connection closed: reading ends, and a waiting write fails.
@@ -192,9 +198,9 @@ final class VarlinkConnectionChannel: Sendable {
         writer?.resume(throwing: ChannelError.ioOnClosedChannel)
     }
 
-    /// Whether a held-back read is to be resumed now that a call was taken (few calls wait again).
+    /// Whether a held-back read is to be resumed now (few calls wait again, and the client reads its replies).
     private static func takeHeldBackRead(_ state: inout State) -> Bool {
-        guard state.readHeldBack, state.calls.count < Self.highWatermark / 2 else { return false }
+        guard state.readHeldBack, state.writable, state.calls.count < Self.highWatermark / 2 else { return false }
         state.readHeldBack = false
         return true
     }
