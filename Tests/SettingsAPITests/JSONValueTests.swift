@@ -21,6 +21,17 @@ struct JSONValueTests {
         #expect(try JSONValue(parsing: value.prettyPrinted()) == value)
     }
 
+    @Test(
+        "the invisible characters that reorder text are written as escapes, other text as it is; the value is the same"
+    )
+    func escapesInvisibleCharacters() throws {
+        let value: JSONValue = ["k\u{202E}": "old\u{202E} -> new\u{200F}\u{2066}\u{FEFF} \u{20AC} \u{E9} \u{1F600}"]
+        let text = value.serialized()
+        #expect(text == #"{"k\u202e":"old\u202e -> new\u200f\u2066\ufeff € é 😀"}"#)
+        #expect(try JSONValue(parsing: text) == value)
+        #expect(JSONValue.string("€ plain").serialized() == #""€ plain""#)
+    }
+
     @Test("values are equal only when exactly the same: a string's bytes, a double's bits; hashes agree")
     func exactEquality() throws {
         let composed: JSONValue = "caf\u{E9}"

@@ -103,12 +103,18 @@ extension JSONValue {
         }
     }
 
-    /// Appends `value` as a JSON string, escaping what JSON requires.
+    /// Appends `value` as a JSON string, escaping what JSON requires, and the invisible characters that reorder or
+    /// hide the text around them (``QuotedText/isInvisible(_:)``, as `\u202e`): the same value, but JSON printed on a
+    /// terminal (`settingsctl --json`, `dump`, a state file) cannot read backwards.
     static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: appended whole, straight from their UTF-8 storage.
+        // Most strings need no escape: appended whole, straight from their UTF-8 storage. The invisible characters
+        // start with 0xE2 or 0xEF in UTF-8.
         let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for byte in bytes
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
+                || byte == 0xEF
+            {
                 return false
             }
             out.append(contentsOf: bytes)
@@ -118,18 +124,28 @@ extension JSONValue {
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            default: out.append(byte)
+        for scalar in value.unicodeScalars {
+            if scalar.isASCII {
+                let byte = UInt8(scalar.value)
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case 0..<0x20:
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 0xF)])
+                default: out.append(byte)
+                }
+            } else if QuotedText.isInvisible(scalar) {
+                out.append(contentsOf: "\\u".utf8)
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    out.append(hexDigits[Int((scalar.value >> UInt32(shift)) & 0xF)])
+                }
+            } else {
+                out.append(contentsOf: UTF8.encode(scalar)!)
             }
         }
         out.append(UInt8(ascii: "\""))
