@@ -60,6 +60,66 @@ def test_sigterm_with_a_client_that_never_reads(daemon):
         stuck.close()
 
 
+def resident_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def test_large_calls_never_read_hold_bounded_memory_given_back_at_close(daemon):
+    """Clients that send 1 MiB calls (whose errors repeat them) and never read are read no further once a reply
+    waits: the daemon holds about three such messages per connection (it read on until 8 calls waited, ~10 MiB),
+    and gives the memory back once they close (glibc kept it, near the peak)."""
+    pid = daemon.process.pid
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
+    baseline = resident_mib(pid)
+    message = json.dumps({"method": GET, "parameters": {"key": "k" * ((1 << 20) - 64)}}).encode() + b"\0"
+    connections = 24
+    sockets = []
+    try:
+        for _ in range(connections):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+            sock.connect(daemon.socket_path)
+            sock.setblocking(False)
+            sockets.append(sock)
+        sent = [0] * connections
+        peak = baseline
+        last_progress = time.monotonic()
+        # Until no connection takes more for 2 s: the daemon reads them no further (or at most 8 messages each).
+        while time.monotonic() - last_progress < 2:
+            progressed = False
+            for index, sock in enumerate(sockets):
+                if sent[index] >= 8 * len(message):
+                    continue
+                offset = sent[index] % len(message)
+                try:
+                    sent[index] += sock.send(message[offset:])
+                    progressed = True
+                except BlockingIOError:
+                    pass
+            peak = max(peak, resident_mib(pid))
+            if progressed:
+                last_progress = time.monotonic()
+            else:
+                time.sleep(0.01)
+        per_connection = (peak - baseline) / connections
+        assert per_connection < 6, f"{per_connection:.1f} MiB per connection ({baseline:.0f} -> {peak:.0f} MiB)"
+        assert daemon.ctl("get", PORT).stdout == "3128\n", "another client is served meanwhile"
+    finally:
+        for sock in sockets:
+            sock.close()
+    # Given back once they are gone (when there was much to give back: a daemon slowed down by a busy machine may
+    # have read less).
+    if peak - baseline > 40:
+        deadline = time.monotonic() + 60
+        while resident_mib(pid) > baseline + 24 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert resident_mib(pid) <= baseline + 24, f"{resident_mib(pid):.0f} MiB after they closed (peak {peak:.0f})"
+    assert daemon.ctl("get", PORT).stdout == "3128\n"
+
+
 def test_a_flood_of_malformed_messages_is_not_a_flood_of_log_lines(daemon):
     """Any local user can send malformed messages: the lines they cause are bounded, and a forged line in a
     repeated key stays inside its quotes."""
