@@ -290,6 +290,28 @@ def test_watch_into_a_pipe_whose_reader_left_ends_at_once(daemon):
             watch.wait()
 
 
+@pytest.mark.parametrize("ignored", [False, True])
+def test_output_into_a_pipe_whose_reader_left(daemon, ignored):
+    """`settingsctl dump | head -1` with head gone: SIGPIPE ends settingsctl, silently, as it ends other tools
+    (141 in a shell); with SIGPIPE ignored, the failed write is exit 1 with the reason, as README says."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has left before the first write
+    try:
+        result = subprocess.run(
+            [support.executable("settingsctl"), "--socket", daemon.socket_path, "dump", "network"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=support.CLI_TIMEOUT,
+            preexec_fn=(lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN)) if ignored else None,
+        )
+    finally:
+        os.close(write_end)
+    if ignored:
+        assert result.returncode == FAILURE, result
+        assert result.stderr == "settingsctl: cannot write to standard output: Broken pipe\n"
+    else:
+        assert result.returncode == -signal.SIGPIPE, result
+        assert result.stderr == ""
+
+
 def test_invalid_utf8_arguments_are_refused_not_repaired(daemon):
     value = subprocess.run(
         [support.executable("settingsctl"), "--socket", daemon.socket_path, "set", "network.proxy.host", b"caf\xe9"],
