@@ -126,7 +126,9 @@ struct EtcdRemoteSourceTests {
                 status.snapshot.revision == String(delete)
             }
             #expect(status.snapshot.state == .ok)
-            #expect(log.count == 5)  // the range read and one per change: no spurious re-lists
+            // The range read and one per change, or fewer where two came together (the two puts, read while the
+            // first was applied, are applied as one snapshot): no spurious re-lists.
+            #expect((4...5).contains(log.count), "\(log.count) snapshots")
         }
     }
 

@@ -164,6 +164,43 @@ struct EtcdWatchLoopTests {
         withExtendedLifetime(gateway) {}
     }
 
+    @Test("a burst of changes is read while a snapshot is applied, and applied in a few snapshots, not one per change")
+    func burstIsAppliedInFewSnapshots() async throws {
+        let count = 200
+        let gateway = try FakeEtcdGateway(watch: .burstAndHold(count))
+        let configuration = try EtcdSourceConfiguration.parse(
+            url: "etcd://127.0.0.1:\(gateway.port)/viper",
+            backoff: Self.backoff,
+            probeInterval: .seconds(3600)
+        )
+        let source = EtcdRemoteSource(configuration: configuration, clock: ManualClock(), logger: LogRecorder().logger)
+        let status = SyncStatusRecorder(source: source.endpointDescription)
+        let applied = Mutex<[RemoteSnapshot]>([])
+        // The first change's snapshot is held until the test lets it go: meanwhile the rest of the burst arrives.
+        let (release, released) = AsyncStream<Void>.makeStream()
+        let apply: @Sendable (RemoteSnapshot) async -> RemoteApplyOutcome = { snapshot in
+            let first = applied.withLock { applied in
+                applied.append(snapshot)
+                return applied.count == 2  // the range read's, then the first change's
+            }
+            if first { for await _ in release { break } }
+            return .stored
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await source.run(applying: apply, status: status) }
+            defer { group.cancelAll() }
+            try #require(await Eventually.wait { applied.withLock { $0.count } == 2 })
+            released.yield()
+            let last = "\(7 + count)"
+            try #require(await Eventually.wait { applied.withLock { $0.last?.revision } == last })
+            let snapshots = applied.withLock { $0 }
+            #expect(snapshots.last?.modules["m"]?.recommended.count == count, "every change is in the last snapshot")
+            #expect(snapshots.count < 2 + count / 2, "\(snapshots.count) snapshots applied for \(count) changes")
+            try #require(await Eventually.wait { status.snapshot.revision == last && status.snapshot.state == .ok })
+        }
+        withExtendedLifetime(gateway) {}
+    }
+
     /// Waits until the source sleeps a backoff delay, and returns it; fails when the source watched more than
     /// `watches` times meanwhile (it did not back off: the count explodes).
     static func backoff(_ clock: ManualClock, _ gateway: FakeEtcdGateway, watches: Int) async throws -> Duration {

@@ -22,6 +22,9 @@ final class FakeEtcdGateway: Sendable {
         /// `created` and one event (revision 8: `viper/m/recommended/s.k` = 1), then the stream stays open until
         /// ``watch`` changes.
         case deliverAndHold
+        /// `created` and a burst of events written at once, one message each (revisions 8, 9…:
+        /// `viper/m/recommended/s.k0` = 0, `s.k1` = 1…), then the stream stays open until ``watch`` changes.
+        case burstAndHold(Int)
     }
 
     /// What the server's threads share; they hold it, not the server, so that releasing the server stops them.
@@ -101,6 +104,16 @@ final class FakeEtcdGateway: Sendable {
         }
     }
 
+    /// One watch message: a put of `viper/m/recommended/KEY` = `value` at `revision`.
+    private static func event(key: String, value: Int, revision: Int) -> String {
+        let key = EtcdBase64.encode(Array("viper/m/recommended/\(key)".utf8))
+        let value = EtcdBase64.encode(Array("\(value)".utf8))
+        return """
+            {"result":{"header":{"revision":"\(revision)"},"events":[{"kv":{"key":"\(key)","value":"\(value)",\
+            "mod_revision":"\(revision)"}}]}}
+            """
+    }
+
     /// Answers a watch as the state says, as chunks (the gateway's streaming).
     private static func watch(_ state: State, on connection: Int32) {
         let behaviour = state.watch.withLock { $0 }
@@ -115,17 +128,16 @@ final class FakeEtcdGateway: Sendable {
         case .compacted:
             let compacted = #"{"result":{"header":{"revision":"7"},"compact_revision":"5","canceled":true}}"#
             Self.write(connection, Self.streamHead + Self.chunk(compacted) + "0\r\n\r\n")
-        case .hold, .deliverAndHold:
-            let key = EtcdBase64.encode(Array("viper/m/recommended/s.k".utf8))
-            let value = EtcdBase64.encode(Array("1".utf8))
-            let event = """
-                {"result":{"header":{"revision":"8"},"events":[{"kv":{"key":"\(key)","value":"\(value)",\
-                "mod_revision":"8"}}]}}
-                """
-            Self.write(
-                connection,
-                Self.streamHead + Self.chunk(created) + (behaviour == .deliverAndHold ? Self.chunk(event) : "")
-            )
+        case .hold, .deliverAndHold, .burstAndHold:
+            let events: String
+            switch behaviour {
+            case .deliverAndHold: events = Self.chunk(Self.event(key: "s.k", value: 1, revision: 8))
+            case .burstAndHold(let count):
+                events = (0..<count).map { Self.chunk(Self.event(key: "s.k\($0)", value: $0, revision: 8 + $0)) }
+                    .joined()
+            default: events = ""
+            }
+            Self.write(connection, Self.streamHead + Self.chunk(created) + events)
             while state.watch.withLock({ $0 }) == behaviour && !state.stopped.load(ordering: .relaxed) {
                 usleep(10_000)  // polling for the test to end the stream, not a delay anything relies on
             }
