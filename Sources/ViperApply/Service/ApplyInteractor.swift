@@ -310,7 +310,7 @@ public actor ApplyInteractor {
             let names = self.dirty
             self.dirty = []
             let served = Set(self.state.values.keys.map { String($0.prefix { $0 != "." }) })
-            /// The targets rendered, with the revisions they were rendered with.
+            // The targets rendered, with the revisions they were rendered with.
             var applied: [(target: ApplyTarget, revisions: [String: Int64])] = []
             for target in self.targets where names.contains(target.name) && !Task.isCancelled {
                 let revisions = self.renderRevisions(of: target)
