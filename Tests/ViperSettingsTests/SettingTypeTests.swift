@@ -144,10 +144,15 @@ struct SettingTypeTests {
         #expect(throws: ValueRejection("is beyond the 64-bit integer range; must be within 1..65535")) {
             try SettingType.int(range: 1...65535).value(fromJSON: -1e19)
         }
-        // -9223372036854775809 is read as the double -2^63: beyond, not silently the smallest integer.
+        // -9223372036854775809 is read as the double -2^63: beyond, not silently the smallest integer, and shown as
+        // -9223372036854775808, which the reason explains.
         #expect(try JSONValue(parsing: "-9223372036854775809") == .double(-0x1p63))
         #expect(
-            throws: ValueRejection("is beyond the 64-bit integer range (-9223372036854775808..9223372036854775807)")
+            throws: ValueRejection(
+                "is beyond the 64-bit integer range (-9223372036854775808..9223372036854775807) (a JSON integer beyond"
+                    + " 64 bits is read as a double, and one just below the range rounds to -9223372036854775808, the"
+                    + " lowest int, which is taken written as an integer)"
+            )
         ) {
             try SettingType.int(range: nil).value(fromJSON: JSONValue(parsing: "-9223372036854775809"))
         }

@@ -18,7 +18,15 @@ extension SettingType {
             // A whole number the JSON reader could not hold in 64 bits (it reads it as a double: -2^63 - 1 becomes
             // -2^63), or one written with '.' or an exponent, which a stored value or a schema's default may not be
             // either.
-            guard value > -0x1p63 && value < 0x1p63 else { throw Self.beyond64Bits(range) }
+            guard value > -0x1p63 && value < 0x1p63 else {
+                // Shown as the reader holds it, -2^63 itself: say why that is beyond too.
+                guard value == -0x1p63 else { throw Self.beyond64Bits(range) }
+                throw ValueRejection(
+                    Self.beyond64Bits(range).reason
+                        + " (a JSON integer beyond 64 bits is read as a double, and one just below the range rounds to"
+                        + " \(Int64.min), the lowest int, which is taken written as an integer)"
+                )
+            }
             throw ValueRejection(SchemaField.integerProblem(value))
         case (.double, .int(let value)): return try self.checked(.double(Double(value)))
         case (.double, .double(let value)): return try self.checked(.double(value))
