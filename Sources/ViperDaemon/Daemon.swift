@@ -56,10 +56,12 @@ public struct Daemon: Sendable {
             maxValueSize: self.configuration.maximumValueSize,
             kept: keptSchemas
         )
-        // One event loop serves every connection (see VarlinkServer). Watchers are woken by a job queued on it, behind
-        // the writer whose change they follow: a set is answered before its change fans out to the watchers.
+        // One event loop serves every connection (see VarlinkServer). Watchers are woken by a job queued on it behind
+        // the writer whose change they follow, and behind the job that writer's task queues when it resumes (from the
+        // repository back to its connection: two jobs in all before its reply is written): a set is answered before
+        // its change fans out to the watchers, not after a thousand of them were written to.
         let servingLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let feed = ChangeFeed(schedule: { wake in servingLoop.execute(wake) })
+        let feed = ChangeFeed(schedule: { wake in servingLoop.execute { servingLoop.execute(wake) } })
         let repository = JSONFileRepository(
             directory: self.configuration.stateDirectory,
             threadPool: NIOThreadPool.singleton,

@@ -69,8 +69,9 @@ def can_connect(path):
 class Daemon:
     """One viper-settingsd process on its own socket and state directory, logging to a file."""
 
-    def __init__(self, root, name="daemon", state_dir=None, extra_args=()):
+    def __init__(self, root, name="daemon", state_dir=None, extra_args=(), config=None):
         self.root = Path(root)
+        self.config = Path(config) if config else CONFIG_FILE
         self.name = name
         self.state_dir = Path(state_dir) if state_dir else self.root / "state"
         self.socket_path = str(self.root / "run" / "io.viper.settings")
@@ -89,7 +90,7 @@ class Daemon:
         self._log_file = open(self.log_path, "ab")
         argv = [
             executable("viper-settingsd"),
-            "--config", str(CONFIG_FILE),
+            "--config", str(self.config),
             "--state-dir", str(self.state_dir),
             "--socket", self.socket_path,
         ] + self.extra_args

@@ -216,6 +216,46 @@ def test_current_values_then_ready_then_change_from_settingsctl(daemon):
         assert back["cursor"] not in (change["cursor"], ready["cursor"])
 
 
+def test_a_set_is_answered_before_its_change_fans_out_to_many_watchers(daemon_factory, tmp_path):
+    """With 400 watchers, a Set's reply is written before any watcher is told of its change: the writer does not
+    wait for a fan-out of 400 writes (its reply came after the last watcher's event). Checked on 20 sets: as soon
+    as a watcher can read its event, the Set's reply can be read too. (poll(2) looks at the descriptors in the order
+    given, the Set's connection last: a watcher found ready means the reply, written before, is there.)"""
+    config = tmp_path / "viper-settingsd.conf"
+    text = support.CONFIG_FILE.read_text()
+    text = re.sub(r"(?m)^modules-dir = .*$", f"modules-dir = {support.CONFIG_FILE.parent / 'modules'}", text)
+    text = re.sub(r"(?m)^max-connections-per-uid = .*$", "max-connections-per-uid = 1000", text)
+    config.write_text(text)
+    daemon = daemon_factory(config=config)
+    watchers = []
+    try:
+        for _ in range(400):
+            conn = daemon.raw()
+            conn.send_call(WATCH, {"keys": [PORT]}, more=True)
+            raw_until_ready(conn)
+            watchers.append(conn)
+        with daemon.raw() as setter:
+            poller = select.poll()
+            for conn in watchers:
+                poller.register(conn.sock, select.POLLIN)
+            poller.register(setter.sock, select.POLLIN)
+            watcher_first = []
+            for value in range(1000, 1020):
+                setter.send_call(SET, {"key": PORT, "value": value})
+                ready = {fd for fd, _ in poller.poll(DEADLINE * 1000)}
+                if setter.sock.fileno() not in ready:
+                    watcher_first.append((value, len(ready)))
+                reply = setter.read_reply()
+                assert "error" not in reply, reply
+                for conn in watchers:
+                    event = conn.read_reply()["parameters"]
+                    assert (event["event"], event["value"]) == ("change", value), event
+            assert watcher_first == [], "(set value, watchers with the event and no reply yet)"
+    finally:
+        for conn in watchers:
+            conn.close()
+
+
 def test_watching_one_key_streams_only_that_key(daemon):
     with reference_proxy(daemon) as watcher, support.RawConnection(daemon.socket_path, timeout=DEADLINE) as writer:
         stream = watcher.Watch(keys=[PORT], _more=True)
