@@ -23,9 +23,11 @@ class DaemonFactory:
         self.root = support.make_root()
         self.daemons = []
 
-    def __call__(self, name=None, state_dir=None, extra_args=(), start=True, config=None):
+    def __call__(self, name=None, state_dir=None, extra_args=(), start=True, config=None, launcher=()):
         name = name or f"daemon{len(self.daemons) + 1}"
-        daemon = support.Daemon(self.root, name=name, state_dir=state_dir, extra_args=extra_args, config=config)
+        daemon = support.Daemon(
+            self.root, name=name, state_dir=state_dir, extra_args=extra_args, config=config, launcher=launcher
+        )
         self.daemons.append(daemon)
         if start:
             daemon.start()

@@ -69,8 +69,9 @@ def can_connect(path):
 class Daemon:
     """One viper-settingsd process on its own socket and state directory, logging to a file."""
 
-    def __init__(self, root, name="daemon", state_dir=None, extra_args=(), config=None):
+    def __init__(self, root, name="daemon", state_dir=None, extra_args=(), config=None, launcher=()):
         self.root = Path(root)
+        self.launcher = list(launcher)  # a command that execs its arguments, e.g. in a mount namespace
         self.config = Path(config) if config else CONFIG_FILE
         self.name = name
         self.state_dir = Path(state_dir) if state_dir else self.root / "state"
@@ -88,7 +89,7 @@ class Daemon:
     def start(self, wait=True):
         self.returncode = None
         self._log_file = open(self.log_path, "ab")
-        argv = [
+        argv = self.launcher + [
             executable("viper-settingsd"),
             "--config", str(self.config),
             "--state-dir", str(self.state_dir),

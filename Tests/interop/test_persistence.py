@@ -2,8 +2,11 @@
 
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 import varlink
 
 import interop_support as support
@@ -58,6 +61,39 @@ def test_value_survives_restart(daemon_factory):
         modules = {module["module"]: module for module in settings.ListModules()["modules"]}
         assert modules["network"]["modified"] == 2
         assert modules["locale"]["modified"] == 0
+
+
+def _read_only_mounts_work():
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _read_only_mounts_work(), reason="needs root and unshare --mount (a read-only bind mount)")
+def test_state_on_a_read_only_file_system_is_served_and_writes_refused(daemon_factory):
+    """A state directory whose file system is mounted read-only (ext4's errors=remount-ro, say) is read as it is:
+    the values stored are served at their revision, and writes are refused naming the cause. It used to count as
+    unusable: every module served its defaults at revision 0, and the applier wrote those defaults into /etc."""
+    first = daemon_factory("first")
+    assert first.ctl("set", PORT, "8080").returncode == 0
+    assert first.ctl("set", "network.dns.servers", "9.9.9.9").returncode == 0
+    revision = first.call(GET, {"key": PORT})["parameters"]["revision"]
+    first.stop_and_check()
+    # The daemon alone sees the directory read-only: a bind mount of it onto itself, in a mount namespace of its own.
+    state = str(first.state_dir)
+    script = f'mount --bind "{state}" "{state}" && mount -o remount,ro,bind "{state}" && exec "$0" "$@"'
+    second = daemon_factory(
+        "second", state_dir=first.state_dir, launcher=["unshare", "--mount", "--propagation", "private", "sh", "-c", script]
+    )
+    got = second.call(GET, {"key": PORT})["parameters"]
+    assert (got["item"]["value"], got["item"]["layer"], got["revision"]) == (8080, "local", revision)
+    assert second.ctl("get", "network.dns.servers").stdout == "9.9.9.9\n"
+    refused = second.ctl("set", PORT, "9090")
+    assert refused.returncode == 1, refused
+    assert "mounted read-only" in refused.stderr, refused.stderr
+    assert second.ctl("get", PORT).stdout == "8080\n"
+    assert "mounted read-only" in second.log()
+    second.stop_and_check()
 
 
 def test_awkward_strings_survive_restart(daemon_factory):

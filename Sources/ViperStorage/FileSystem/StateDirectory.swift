@@ -71,8 +71,9 @@ struct StateDirectory: Sendable {
         }
         guard let kind = FileOperations.kind(path) else { return nil }
         if kind.isFile {
-            // The daemon reads the file at the module's first access and writes it (or beside it) on a change.
-            guard let code = FileOperations.accessError(path, R_OK | W_OK) else { return nil }
+            // The daemon reads the file at the module's first access (and writes it, or beside it, on a change:
+            // ``writeProblem(_:)``).
+            guard let code = FileOperations.accessError(path, R_OK) else { return nil }
             return StorageError(
                 "\(path) cannot be used: \(SystemErrorText.describe(code)) (the daemon's user must be able to read "
                     + "and write it); fix its owner or mode",
@@ -85,21 +86,40 @@ struct StateDirectory: Sendable {
         )
     }
 
+    /// Why a module file that can be read cannot be written: its mode or owner, or a file system mounted read-only.
+    /// The module serves what the file holds and refuses writes. `nil` when it can be written, or is missing.
+    func writeProblem(_ path: String) -> StorageError? {
+        guard FileOperations.kind(path)?.isFile == true, let code = FileOperations.accessError(path, W_OK) else {
+            return nil
+        }
+        if code == EROFS {
+            return StorageError(
+                "\(path) cannot be written: its file system is mounted read-only (remount it read-write)",
+                errno: code
+            )
+        }
+        return StorageError(
+            "\(path) cannot be written: \(SystemErrorText.describe(code)) (the daemon's user must be able to read "
+                + "and write it); fix its owner or mode",
+            errno: code
+        )
+    }
+
     /// The problems of the directory and of the files of `modules`, for a report at start.
     func problems(modules: [String]) -> [StorageError] {
         if let problem = self.problem() { return [problem] }
         if FileOperations.kind(self.path) != nil, let code = FileOperations.accessError(self.path, R_OK | W_OK | X_OK) {
-            return [
-                StorageError(
-                    "the state directory \(self.path) cannot be used: \(SystemErrorText.describe(code)) (the daemon's "
-                        + "user must be able to read, write and search it); fix its owner or mode",
-                    errno: code
-                )
-            ]
+            let advice =
+                code == EROFS
+                ? "its file system is mounted read-only: the modules serve the values stored and refuse writes "
+                    + "(remount it read-write)"
+                : "\(SystemErrorText.describe(code)) (the daemon's user must be able to read, write and search it); "
+                    + "fix its owner or mode"
+            return [StorageError("the state directory \(self.path) cannot be used: \(advice)", errno: code)]
         }
         return modules.flatMap { module in
             [self.snapshotPath(module), self.journalPath(module), self.remotePath(module)].compactMap {
-                self.fileProblem($0)
+                self.fileProblem($0) ?? self.writeProblem($0)
             }
         }
     }

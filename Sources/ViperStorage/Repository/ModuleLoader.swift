@@ -169,6 +169,14 @@ struct ModuleLoader: Sendable {
         } else {
             do {
                 guard let bytes = try FileOperations.readFile(path) else { return .missing }
+                // Read, but not to be written (a file system mounted read-only, a mode): what it holds is served.
+                if let unwritable = self.directory.writeProblem(path) {
+                    logger.error(
+                        "\(unwritable.message); the module serves what its files hold and refuses writes",
+                        metadata: ["file": "\(path)"]
+                    )
+                    loaded.failure = loaded.failure ?? unwritable
+                }
                 return .bytes(bytes)
             } catch {
                 problem = error
