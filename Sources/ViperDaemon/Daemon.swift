@@ -97,6 +97,7 @@ public struct Daemon: Sendable {
             version: ViperSettingsVersion.current,
             now: { WallClock.system.now() }
         )
+        if source == nil { await sync.interactor.dropCachedValues() }
         await sync.interactor.restoreRevision()
         // Before serving: a watcher that resumes after its cursor hears of what a schema changed meanwhile.
         let untoldSchemas = UntoldSchemas()

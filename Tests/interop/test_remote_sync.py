@@ -139,6 +139,33 @@ def test_remote_down_at_restart_serves_the_cache(daemon_factory, nginx, tmp_path
     assert json.loads(ctl(second, "--json", "status").stdout)["sync"]["revision"] == "r1"
 
 
+def test_remote_sync_turned_off_drops_the_fleet_values_and_lifts_its_locks(daemon_factory, nginx):
+    """A daemon restarted with remote sync off no longer enforces what the fleet said: the values and locks its
+    source left in the state files are dropped, with the revision moving on, instead of staying in force with no
+    source to lift them (only removing NAME.remote.json by hand did)."""
+    write_document(nginx["www"], "r1", recommended={"proxy.mode": "auto"}, mandatory={"proxy.port": 8088})
+    first = daemon_factory("first", extra_args=["--remote", nginx["url"]])
+    wait_until(lambda: ctl(first, "get", "network.proxy.port").stdout == "8088\n", what="the remote values")
+    assert ctl(first, "set", "network.proxy.host", "local.example").returncode == 0
+    revision = json.loads(ctl(first, "--json", "get", "network.proxy.port").stdout)["revision"]
+    first.stop_and_check()
+    second = daemon_factory("second", state_dir=first.state_dir, extra_args=["--remote", "off"])
+    explain = json.loads(ctl(second, "--json", "explain", "network.proxy.port").stdout)
+    assert explain["winner"] == "default" and not explain.get("remoteRevision"), explain
+    assert ctl(second, "get", "network.proxy.mode").stdout == "none\n"
+    assert ctl(second, "get", "network.proxy.host").stdout == "local.example\n", "local values stay"
+    assert json.loads(ctl(second, "--json", "get", "network.proxy.port").stdout)["revision"] > revision
+    assert ctl(second, "set", "network.proxy.port", "4000").returncode == 0, "no longer locked"
+    assert "dropped the remote values of module network" in second.log()
+    status = ctl(second, "status")
+    assert status.returncode == 0 and "off" in status.stdout, status
+    second.stop_and_check()
+    # Once dropped, a start with sync off again changes nothing.
+    third = daemon_factory("third", state_dir=first.state_dir, extra_args=["--remote", "off"])
+    assert ctl(third, "get", "network.proxy.port").stdout == "4000\n"
+    assert "dropped the remote values" not in third.log()
+
+
 def test_concurrent_syncs_share_one_request(daemon_factory, nginx):
     write_document(nginx["www"], "r1", recommended={"proxy.mode": "auto"})
     daemon = daemon_factory(extra_args=["--remote", nginx["url"]])

@@ -112,7 +112,8 @@ extension SyncInteractor {
         }
     }
 
-    private func audit(schema: ModuleSchema, before: ModuleState, after: ModuleState) {
+    /// Audits each effective value that changed from `before` to `after`, with `SOURCE=remote`.
+    func audit(schema: ModuleSchema, before: ModuleState, after: ModuleState) {
         guard before != after else { return }
         for (old, new) in zip(Self.resolved(schema, before), Self.resolved(schema, after)) where old != new {
             if old.value != new.value {

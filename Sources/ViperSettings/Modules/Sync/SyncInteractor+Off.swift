@@ -1,0 +1,49 @@
+import Logging
+
+/// Remote sync turned off.
+extension SyncInteractor {
+    /// With no remote source configured (remote sync off), drops the remote values that a source configured before
+    /// left cached in the state files: the fleet's recommendations and locks end with its sync, as an admin who turns
+    /// it off expects, rather than stay in force with no source to lift them. Each module that held some changes
+    /// revision (its watchers and the applier are told), and the changes are audited with `SOURCE=remote`. A module
+    /// that cannot be written keeps them, and says why in the log; the next start tries again.
+    public func dropCachedValues() async {
+        await self.applying.run {
+            for schema in self.schemas() {
+                do {
+                    let (before, after) = try await self.repository.updateRemote(module: schema.name) { state in
+                        guard !state.recommended.isEmpty || !state.mandatory.isEmpty else { return nil }
+                        var next = state
+                        next.recommended = [:]
+                        next.mandatory = [:]
+                        let revision = state.revision + 1
+                        return RemoteChange(
+                            recommended: [:],
+                            mandatory: [:],
+                            revision: revision,
+                            record: ChangeRecord(
+                                revision: revision,
+                                cause: .remote(revision: state.remoteRevision),
+                                changes: SettingChange.changes(in: schema, from: state, to: next)
+                            )
+                        )
+                    }
+                    guard before.revision != after.revision else { continue }
+                    self.audit(schema: schema, before: before, after: after)
+                    self.logger.notice(
+                        """
+                        Remote sync is off: dropped the remote values of module \(schema.name) that its source gave \
+                        (revision \(before.remoteRevision ?? "unknown")); its locks are lifted
+                        """,
+                        metadata: ["module": "\(schema.name)"]
+                    )
+                } catch {
+                    self.logger.error(
+                        "Remote sync is off, but the remote values of module \(schema.name) could not be dropped: \(error)",
+                        metadata: ["module": "\(schema.name)"]
+                    )
+                }
+            }
+        }
+    }
+}
