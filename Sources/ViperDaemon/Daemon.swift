@@ -97,8 +97,13 @@ public struct Daemon: Sendable {
             version: ViperSettingsVersion.current,
             now: { WallClock.system.now() }
         )
-        if source == nil { await sync.interactor.dropCachedValues() }
-        await sync.interactor.restoreRevision()
+        if source == nil {
+            // Remote sync off: no source's values are in force, nor its revision.
+            await sync.interactor.dropCachedValues()
+            await sync.interactor.refresh()
+        } else {
+            await sync.interactor.restoreRevision()
+        }
         // Before serving: a watcher that resumes after its cursor hears of what a schema changed meanwhile.
         let untoldSchemas = UntoldSchemas()
         let schemaTracker = ServedSchemaTracker(store: schemaStore, untold: untoldSchemas, logger: logger)

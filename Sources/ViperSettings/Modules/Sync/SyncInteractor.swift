@@ -144,8 +144,6 @@ public final class SyncInteractor: SyncInteractorProtocol {
     /// after a restart, before the source answers.
     public func restoreRevision() async {
         await self.refresh()
-        // Remote sync off: the values of no source are in force (``dropCachedValues()``), nor its revision.
-        guard self.source != nil else { return }
         var revisions: [(revision: String, hasValues: Bool)] = []
         for schema in self.schemas() {
             guard let state = try? await self.repository.state(of: schema.name), let revision = state.remoteRevision
