@@ -112,6 +112,21 @@ extension JSONFileRepository {
             self.feed?.publish(module: outcome.module, records: records.compactMap(\.published))
             self.apply(outcome.compaction, module: outcome.module)
         }
+        self.closeJournals(beyond: Self.openJournalLimit, keeping: Set(modules))
+    }
+
+    /// The most journals kept open between batches: the daemon keeps a fixed number of descriptors for everything
+    /// but its connections (`DescriptorLimit.reserved`), whatever the number of modules written.
+    static var openJournalLimit: Int { 32 }
+
+    /// Closes open journals until at most `limit` are open, those of `recent` modules last; they are opened again
+    /// at their module's next write.
+    func closeJournals(beyond limit: Int, keeping recent: Set<String>) {
+        guard self.descriptors.count > limit else { return }
+        let order = self.descriptors.keys.sorted { !recent.contains($0) && recent.contains($1) }
+        for module in order.prefix(self.descriptors.count - limit) {
+            if let descriptor = self.descriptors.removeValue(forKey: module) { FileOperations.close(descriptor) }
+        }
     }
 
     /// Records the result of a compaction.
