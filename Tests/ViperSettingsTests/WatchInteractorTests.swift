@@ -334,6 +334,36 @@ struct ChangeHistoryTests {
         #expect(history.records(after: history.latest + 1) == nil)
     }
 
+    @Test("the history is bounded by its changes and the bytes of their values too, but keeps its latest record")
+    func boundedByWeight() {
+        func record(_ revision: Int64, keys: Int, text: String = "") -> ChangeRecord {
+            ChangeRecord(
+                revision: revision,
+                cause: .client(uid: 0, pid: 1),
+                changes: (0..<keys).map { key in
+                    SettingChange(path: "s.k\(key)", old: nil, oldLayer: nil, new: .string(text), layer: .local)
+                }
+            )
+        }
+        // Loads of 1000 keys: 4 records reach the change limit, however few records that is.
+        var loads = ChangeHistory(floor: 0)
+        for revision in 1...Int64(10) { loads.append(record(revision, keys: 1000)) }
+        #expect(loads.records.map(\.revision) == [7, 8, 9, 10])
+        #expect(loads.floor == 6 && loads.records(after: 6)?.count == 4 && loads.records(after: 5) == nil)
+        // One record larger than every bound is kept: a watcher one revision behind still resumes.
+        loads.append(record(11, keys: ChangeHistory.changeLimit + 1))
+        #expect(loads.records.map(\.revision) == [11] && loads.floor == 10)
+        // Sets of a 60 KB value: the bytes bound keeps about 4 MiB of them, not 256.
+        var large = ChangeHistory(floor: 0)
+        let text = String(repeating: "x", count: 60_000)
+        for revision in 1...Int64(200) { large.append(record(revision, keys: 1, text: text)) }
+        #expect(large.records.count == ChangeHistory.byteLimit / 60_006)
+        #expect(large.latest == 200 && large.floor == 200 - Int64(large.records.count))
+        // Built from the records of a file, the same bounds hold.
+        let read = ChangeHistory(records: (1...Int64(10)).map { record($0, keys: 1000) }, floor: 0)
+        #expect(read.records.map(\.revision) == [7, 8, 9, 10])
+    }
+
     @Test("records are found by revision, and equal histories are equal however they were built")
     func lookups() {
         var built = ChangeHistory(floor: 0)

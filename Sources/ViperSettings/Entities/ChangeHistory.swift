@@ -1,5 +1,8 @@
 /// The latest change records of a module, oldest first, kept with its state so that a watcher can resume after an
-/// event it saw, also after a restart. Bounded: past ``limit`` records, the oldest are dropped.
+/// event it saw, also after a restart. Bounded: past ``limit`` records, ``changeLimit`` changes or ``byteLimit``
+/// bytes of values in all, the oldest records are dropped (the latest is always kept, however large: a load of
+/// 10,000 keys is one record). A module's snapshot holds its history, and its memory too: a bound on records alone
+/// let 256 loads of 10,000 keys, or 256 sets of a 60 KB list, make a snapshot of hundreds of megabytes.
 ///
 /// Every revision after ``floor`` up to the last record's has its record here: a watcher whose cursor is at or after
 /// the floor can be given exactly what followed it; one before it gets a resync.
@@ -11,9 +14,52 @@ public struct ChangeHistory: Sendable, Hashable {
     private var chunks: [[ChangeRecord]]
     /// The revision the history starts after.
     public private(set) var floor: Int64
+    /// The changes and value bytes of the records kept (``Weight``), for the bounds.
+    private var weight = Weight()
 
     /// How many records a module keeps.
     public static let limit = 256
+
+    /// How many changes the records kept hold in all, at most (but the latest record's).
+    public static let changeLimit = 4096
+
+    /// How many bytes of values (old and new, strings by their UTF-8) the records kept hold in all, at most (but the
+    /// latest record's).
+    public static let byteLimit = 4 << 20
+
+    /// What a record costs the history: its changes, and the bytes of their values.
+    struct Weight: Sendable {
+        var changes = 0
+        var bytes = 0
+
+        init() {}
+
+        init(_ record: ChangeRecord) {
+            self.changes = record.changes.count
+            for change in record.changes {
+                self.bytes += Self.bytes(change.old) + Self.bytes(change.new) + change.path.utf8.count
+            }
+        }
+
+        private static func bytes(_ value: SettingValue?) -> Int {
+            switch value {
+            case .string(let text): text.utf8.count
+            case .strings(let texts): texts.reduce(0) { $0 + $1.utf8.count + 1 }
+            case .bool, .int, .double: 8
+            case nil: 0
+            }
+        }
+
+        static func += (left: inout Self, right: Self) {
+            left.changes += right.changes
+            left.bytes += right.bytes
+        }
+
+        static func -= (left: inout Self, right: Self) {
+            left.changes -= right.changes
+            left.bytes -= right.bytes
+        }
+    }
 
     /// How many records a chunk holds.
     static let chunkSize = 16
@@ -23,6 +69,7 @@ public struct ChangeHistory: Sendable, Hashable {
             Array(records[$0..<min($0 + Self.chunkSize, records.count)])
         }
         self.floor = floor
+        for record in records { self.weight += Weight(record) }
         self.trim()
     }
 
@@ -46,6 +93,7 @@ public struct ChangeHistory: Sendable, Hashable {
     /// kept like any other: a watcher resumes across it, told nothing.
     public mutating func append(_ record: ChangeRecord) {
         guard record.revision > self.latest else { return }
+        self.weight += Weight(record)
         if let last = self.chunks.indices.last, self.chunks[last].count < Self.chunkSize {
             self.chunks[last].append(record)
         } else {
@@ -70,6 +118,7 @@ public struct ChangeHistory: Sendable, Hashable {
     /// record, so no watcher can be told what they changed).
     public mutating func restart(at revision: Int64) {
         self.chunks.removeAll()
+        self.weight = Weight()
         self.floor = revision
     }
 
@@ -100,6 +149,7 @@ public struct ChangeHistory: Sendable, Hashable {
         var count = self.chunks.reduce(0) { $0 + $1.count }
         while count > Self.limit {
             let dropped = min(count - Self.limit, self.chunks[0].count)
+            for record in self.chunks[0].prefix(dropped) { self.weight -= Weight(record) }
             self.floor = self.chunks[0][dropped - 1].revision
             if dropped == self.chunks[0].count {
                 self.chunks.removeFirst()
@@ -107,6 +157,14 @@ public struct ChangeHistory: Sendable, Hashable {
                 self.chunks[0].removeFirst(dropped)
             }
             count -= dropped
+        }
+        // Then by weight, one record at a time, down to the latest.
+        while count > 1, self.weight.changes > Self.changeLimit || self.weight.bytes > Self.byteLimit {
+            let oldest = self.chunks[0].removeFirst()
+            self.weight -= Weight(oldest)
+            self.floor = oldest.revision
+            if self.chunks[0].isEmpty { self.chunks.removeFirst() }
+            count -= 1
         }
     }
 }
