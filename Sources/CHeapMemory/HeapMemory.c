@@ -2,4 +2,4 @@
 
 #include "CHeapMemory.h"
 
-int viper_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+int viper_trim_heap(void) { return malloc_trim(0); }

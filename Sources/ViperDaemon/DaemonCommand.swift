@@ -127,7 +127,6 @@ public struct DaemonCommand: ServiceCommand {
     public init() {}
 
     public func run() async throws {
-        HeapMemory.returnLargeBlocks()
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
         do {

@@ -1,16 +1,14 @@
 import CHeapMemory
 
-/// How the C library's allocator gives memory back to the system.
+/// Giving the C library's free memory back to the system.
 public enum HeapMemory {
-    /// The size from which a block is mapped on its own, and unmapped as soon as it is freed.
-    public static let ownMappingThreshold: Int32 = 256 * 1024
-
-    /// Makes every block of ``ownMappingThreshold`` bytes or more a mapping of its own, given back to the system when
-    /// it is freed. By default glibc raises that threshold each time such a block is freed (up to 32 MiB), after
-    /// which large blocks come from the heap and stay resident once freed: a burst of large messages (clients that
-    /// send 1 MiB calls and do not read the replies) left the daemon's resident memory near its peak for good.
-    /// Setting the threshold fixes it, and the heap's own trim threshold with it.
-    public static func returnLargeBlocks() {
-        _ = viper_set_mmap_threshold(Self.ownMappingThreshold)
+    /// Gives the free memory of every malloc arena back to the system (`malloc_trim(0)`): the top of each heap, and
+    /// the whole pages of the free chunks inside it. glibc gives back only the top of a heap by itself, and maps a
+    /// block of its own only below a threshold it raises as large blocks are freed: after a burst of large messages
+    /// (clients that send 1 MiB calls and do not read the replies) the daemon's resident memory stayed near its peak
+    /// for good. Returns whether some memory was given back.
+    @discardableResult
+    public static func trim() -> Bool {
+        viper_trim_heap() == 1
     }
 }

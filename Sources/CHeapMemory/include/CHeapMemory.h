@@ -1,8 +1,8 @@
 #ifndef C_HEAP_MEMORY_H
 #define C_HEAP_MEMORY_H
 
-/// Sets glibc's M_MMAP_THRESHOLD (see mallopt(3)): blocks of `bytes` or more are mapped on their own and unmapped
-/// when freed. Returns 1 on success, 0 on error.
-int viper_set_mmap_threshold(int bytes);
+/// Gives the free memory of every malloc arena back to the system (glibc's malloc_trim(0), see malloc_trim(3)):
+/// the top of each heap, and the whole pages of free chunks inside it. Returns 1 when some memory was released.
+int viper_trim_heap(void);
 
 #endif

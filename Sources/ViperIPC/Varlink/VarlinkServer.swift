@@ -57,7 +57,13 @@ public final class VarlinkServer: Service, Sendable {
             maximumConnections: configuration.maximumConnections,
             maximumConnectionsPerUID: configuration.maximumConnectionsPerUID
         )
+        (self.connectionEnds, self.connectionEnded) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
+
+    /// An element after served connections ended (not those refused over a limit), a burst of them coalesced into
+    /// one while none is read: to tidy up after connections, and do nothing while none ends. One reader.
+    public let connectionEnds: AsyncStream<Void>
+    private let connectionEnded: AsyncStream<Void>.Continuation
 
     /// Returns once the server accepts connections (at once if it already does).
     ///
@@ -249,7 +255,10 @@ public final class VarlinkServer: Service, Sendable {
             await refusal.run(on: channel)
             return
         }
-        defer { self.limiter.release(uid: peer.uid) }
+        defer {
+            self.limiter.release(uid: peer.uid)
+            self.connectionEnded.yield()
+        }
         logger.debug("Varlink connection accepted")
         let connection = VarlinkConnection(
             channel: channel,
