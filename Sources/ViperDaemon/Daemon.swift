@@ -232,12 +232,6 @@ public struct Daemon: Sendable {
         }
         services.append(
             .init(
-                service: HeapTrimService(connectionEnds: server.connectionEnds),
-                serviceName: "HeapTrimService"
-            )
-        )
-        services.append(
-            .init(
                 service: ReadinessService(server: server, notifier: notifier, status: status, logger: logger),
                 serviceName: "ReadinessService"
             )

@@ -195,7 +195,8 @@ struct EtcdWatchLoopTests {
             try #require(await Eventually.wait { applied.withLock { $0.last?.revision } == last })
             let snapshots = applied.withLock { $0 }
             #expect(snapshots.last?.modules["m"]?.recommended.count == count, "every change is in the last snapshot")
-            #expect(snapshots.count < 2 + count / 2, "\(snapshots.count) snapshots applied for \(count) changes")
+            // One per change (and the range read's) before: fewer is the burst read while a snapshot was applied.
+            #expect(snapshots.count < count, "\(snapshots.count) snapshots applied for \(count) changes")
             try #require(await Eventually.wait { status.snapshot.revision == last && status.snapshot.state == .ok })
         }
         withExtendedLifetime(gateway) {}

@@ -28,6 +28,8 @@ public final class VarlinkServer: Service, Sendable {
     private let readiness = VarlinkServerReadiness()
     private let limiter: VarlinkConnectionLimiter
     private let logLimiter = VarlinkLogLimiter()
+    /// Gives the memory connections freed back to the system, a moment after they end.
+    private let heapTrim = HeapTrimScheduler()
 
     /// Creates a server; it listens once ``run()`` is called.
     ///
@@ -57,13 +59,7 @@ public final class VarlinkServer: Service, Sendable {
             maximumConnections: configuration.maximumConnections,
             maximumConnectionsPerUID: configuration.maximumConnectionsPerUID
         )
-        (self.connectionEnds, self.connectionEnded) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
-
-    /// An element after served connections ended (not those refused over a limit), a burst of them coalesced into
-    /// one while none is read: to tidy up after connections, and do nothing while none ends. One reader.
-    public let connectionEnds: AsyncStream<Void>
-    private let connectionEnded: AsyncStream<Void>.Continuation
 
     /// Returns once the server accepts connections (at once if it already does).
     ///
@@ -257,7 +253,7 @@ public final class VarlinkServer: Service, Sendable {
         }
         defer {
             self.limiter.release(uid: peer.uid)
-            self.connectionEnded.yield()
+            self.heapTrim.connectionEnded(on: channel.channel.eventLoop)
         }
         logger.debug("Varlink connection accepted")
         let connection = VarlinkConnection(
