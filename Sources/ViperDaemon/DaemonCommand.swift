@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import SettingsAPI
 public import ViperCommandLine
-import ViperPOSIX
 import ViperSystemd
 
 /// `viper-settingsd`: parses flags, reads the configuration file, and runs the daemon until SIGTERM or SIGINT.

@@ -74,7 +74,12 @@ public struct ApplyTarget: Sendable {
 
     /// The modules it reads from.
     public var modules: Set<String> {
-        Set(self.reads.map { String($0.prefix { $0 != "." }) })
+        Set(self.reads.map(Self.module(of:)))
+    }
+
+    /// The module of `key` (`module.section.item`), or of a `reads` entry.
+    public static func module(of key: String) -> String {
+        String(key.prefix { $0 != "." })
     }
 
     /// `check` with `{file}` replaced by `path`, or `path` appended.

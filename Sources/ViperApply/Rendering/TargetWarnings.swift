@@ -18,18 +18,17 @@ public enum TargetWarnings {
     public static func reasons(for target: ApplyTarget, values: [String: JSONValue]) -> [String] {
         let keys = values.keys
         func known(_ name: String) -> Bool { keys.contains { $0 == name || $0.hasPrefix(name + ".") } }
-        func module(of name: String) -> String { String(name.prefix { $0 != "." }) }
-        let modules = Set(keys.map(module(of:)))
+        let modules = Set(keys.map(ApplyTarget.module(of:)))
         func read(_ name: String) -> Bool {
             target.reads(key: name) || target.reads.contains { $0.hasPrefix(name + ".") }
         }
         // A module not served at all makes the target fail, with that reason; nothing renders empty.
-        let reads = target.reads.filter { modules.contains(module(of: $0)) && !known($0) }.map { read in
+        let reads = target.reads.filter { modules.contains(ApplyTarget.module(of: $0)) && !known($0) }.map { read in
             "'reads' names \(read), which the settings daemon does not have: it renders as empty"
         }
         // A dotted name under a module the daemon has is a key or section; others (`.`, a name inside a section,
         // `is.…`, `revision.…`) are left alone.
-        let names = target.templateNames.filter { $0.contains(".") && modules.contains(module(of: $0)) }
+        let names = target.templateNames.filter { $0.contains(".") && modules.contains(ApplyTarget.module(of: $0)) }
         let template = names.compactMap { name -> String? in
             if !known(name) {
                 return "the template names \(name), which the settings daemon does not have: it renders as empty"
@@ -39,7 +38,9 @@ public enum TargetWarnings {
         // `is.KEY.CHOICE` is true when KEY holds CHOICE: with a KEY the daemon does not have, or that 'reads' leaves
         // out, it is never true (a misspelt key would silently take the other branch).
         let choices = target.templateNames.compactMap { name -> String? in
-            guard let key = TemplateNames.choiceKey(name), modules.contains(module(of: key)) else { return nil }
+            guard let key = TemplateNames.choiceKey(name), modules.contains(ApplyTarget.module(of: key)) else {
+                return nil
+            }
             if !known(key) {
                 return "the template names \(name), but the settings daemon has no key \(key): it is never true"
             }
@@ -53,7 +54,7 @@ public enum TargetWarnings {
         }
         // A list, section or module printed as a variable. A name without a dot counts only as a module.
         let printed = target.printedNames.filter { name in
-            modules.contains(module(of: name)) && read(name) && (name.contains(".") || !keys.contains(name))
+            modules.contains(ApplyTarget.module(of: name)) && read(name) && (name.contains(".") || !keys.contains(name))
         }
         let structured = printed.compactMap { name -> String? in
             if case .array = values[name] {

@@ -9,7 +9,7 @@ extension ApplyInteractor {
         var known: [String: Int64] = [:]
         var guesses: [String: Int64] = [:]
         for (key, revision) in self.state.revisions where target.reads(key: key) {
-            let module = String(key.prefix { $0 != "." })
+            let module = ApplyTarget.module(of: key)
             if self.guessed.contains(key) {
                 guesses[module] = max(guesses[module] ?? 0, revision)
             } else {
@@ -33,7 +33,7 @@ extension ApplyInteractor {
     func settleGuesses(_ applied: [(target: ApplyTarget, revisions: [String: Int64])]) {
         guard !self.guessed.isEmpty else { return }
         for key in self.guessed {
-            let module = String(key.prefix { $0 != "." })
+            let module = ApplyTarget.module(of: key)
             let readers = applied.filter { $0.target.reads(key: key) }
             guard !readers.isEmpty else { continue }
             for reader in readers {

@@ -309,7 +309,7 @@ public actor ApplyInteractor {
         while !self.dirty.isEmpty && !Task.isCancelled {
             let names = self.dirty
             self.dirty = []
-            let served = Set(self.state.values.keys.map { String($0.prefix { $0 != "." }) })
+            let served = Set(self.state.values.keys.map(ApplyTarget.module(of:)))
             // The targets rendered, with the revisions they were rendered with.
             var applied: [(target: ApplyTarget, revisions: [String: Int64])] = []
             for target in self.targets where names.contains(target.name) && !Task.isCancelled {

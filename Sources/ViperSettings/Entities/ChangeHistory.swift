@@ -37,16 +37,7 @@ public struct ChangeHistory: Sendable, Hashable {
         init(_ record: ChangeRecord) {
             self.changes = record.changes.count
             for change in record.changes {
-                self.bytes += Self.bytes(change.old) + Self.bytes(change.new) + change.path.utf8.count
-            }
-        }
-
-        private static func bytes(_ value: SettingValue?) -> Int {
-            switch value {
-            case .string(let text): text.utf8.count
-            case .strings(let texts): texts.reduce(0) { $0 + $1.utf8.count + 1 }
-            case .bool, .int, .double: 8
-            case nil: 0
+                self.bytes += (change.old?.byteSize ?? 0) + (change.new?.byteSize ?? 0) + change.path.utf8.count
             }
         }
 

@@ -119,11 +119,7 @@ extension SettingType {
         case (.bool, .bool):
             return value
         case (.strings(let maxItems, let maxLength, let pattern, let maxSize), .strings(let texts)):
-            if let maxSize {
-                // Each item counts one byte more than its text, so that a list of empty strings is bounded too.
-                let size = texts.reduce(0) { $0 + $1.utf8.count + 1 }
-                if size > maxSize { throw Self.tooLarge(size, limit: maxSize) }
-            }
+            if let maxSize, value.byteSize > maxSize { throw Self.tooLarge(value.byteSize, limit: maxSize) }
             if let maxItems, texts.count > maxItems {
                 throw ValueRejection("must have at most \(maxItems) items, has \(texts.count)")
             }

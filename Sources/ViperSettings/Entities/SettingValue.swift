@@ -62,4 +62,14 @@ public enum SettingValue: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {
         self.json.hash(into: &hasher)
     }
+
+    /// The bytes the value's text takes, as `max-value-size` counts them: a string's UTF-8, a list's items each one
+    /// byte more (so that a list of empty strings is bounded too); a number or a Boolean, 8.
+    public var byteSize: Int {
+        switch self {
+        case .string(let text): text.utf8.count
+        case .strings(let texts): texts.reduce(0) { $0 + $1.utf8.count + 1 }
+        case .bool, .int, .double: 8
+        }
+    }
 }

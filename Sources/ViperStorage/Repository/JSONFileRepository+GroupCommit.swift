@@ -117,7 +117,7 @@ extension JSONFileRepository {
 
     /// The most journals kept open between batches: the daemon keeps a fixed number of descriptors for everything
     /// but its connections (`DescriptorLimit.reserved`), whatever the number of modules written.
-    static var openJournalLimit: Int { 32 }
+    static let openJournalLimit = 32
 
     /// Closes open journals until at most `limit` are open, those of `recent` modules last; they are opened again
     /// at their module's next write.

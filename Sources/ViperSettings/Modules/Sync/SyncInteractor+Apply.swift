@@ -64,11 +64,14 @@ extension SyncInteractor {
     /// The most rejected remote values logged one by one for one document.
     static let rejectionLogLimit = 20
 
-    private func apply(
+    /// Stores `raw` as the remote layers of `schema`'s module, with the source's `remoteRevision` (`nil`: the one
+    /// stored stays); returns whether the module's revision moved.
+    @discardableResult
+    func apply(
         _ raw: RemoteModuleValues,
         to schema: ModuleSchema,
-        revision remoteRevision: String
-    ) async throws {
+        revision remoteRevision: String?
+    ) async throws -> Bool {
         let checked = Self.checked(raw, against: schema)
         let recommended = checked.recommended
         let mandatory = checked.mandatory
@@ -100,10 +103,15 @@ extension SyncInteractor {
                 mandatory: nextMandatory,
                 revision: revision,
                 remoteRevision: remoteRevision,
-                record: ChangeRecord(revision: revision, cause: .remote(revision: remoteRevision), changes: changes)
+                record: ChangeRecord(
+                    revision: revision,
+                    cause: .remote(revision: remoteRevision ?? state.remoteRevision),
+                    changes: changes
+                )
             )
         }
         self.audit(schema: schema, before: before, after: after)
+        return after.revision != before.revision
     }
 
     private static func resolved(_ schema: ModuleSchema, _ state: ModuleState) -> [ResolvedSetting] {
@@ -112,8 +120,7 @@ extension SyncInteractor {
         }
     }
 
-    /// Audits each effective value that changed from `before` to `after`, with `SOURCE=remote`.
-    func audit(schema: ModuleSchema, before: ModuleState, after: ModuleState) {
+    private func audit(schema: ModuleSchema, before: ModuleState, after: ModuleState) {
         guard before != after else { return }
         for (old, new) in zip(Self.resolved(schema, before), Self.resolved(schema, after)) where old != new {
             if old.value != new.value {

@@ -11,29 +11,13 @@ extension SyncInteractor {
         await self.applying.run {
             for schema in self.schemas() {
                 do {
-                    let (before, after) = try await self.repository.updateRemote(module: schema.name) { state in
-                        guard !state.recommended.isEmpty || !state.mandatory.isEmpty else { return nil }
-                        var next = state
-                        next.recommended = [:]
-                        next.mandatory = [:]
-                        let revision = state.revision + 1
-                        return RemoteChange(
-                            recommended: [:],
-                            mandatory: [:],
-                            revision: revision,
-                            record: ChangeRecord(
-                                revision: revision,
-                                cause: .remote(revision: state.remoteRevision),
-                                changes: SettingChange.changes(in: schema, from: state, to: next)
-                            )
-                        )
-                    }
-                    guard before.revision != after.revision else { continue }
-                    self.audit(schema: schema, before: before, after: after)
+                    guard try await self.apply(RemoteModuleValues(), to: schema, revision: nil) else { continue }
+                    // The source's revision stays stored with the layers it gave, now empty.
+                    let source = try? await self.repository.state(of: schema.name).remoteRevision
                     self.logger.notice(
                         """
                         Remote sync is off: dropped the remote values of module \(schema.name) that its source gave \
-                        (revision \(before.remoteRevision ?? "unknown")); its locks are lifted
+                        (revision \((source ?? nil) ?? "unknown")); its locks are lifted
                         """,
                         metadata: ["module": "\(schema.name)"]
                     )
