@@ -113,8 +113,11 @@ public struct Daemon: Sendable {
             builder: builder,
             maxValueSize: self.configuration.maximumValueSize
         )
+        // From new schemas served to what they changed stored: watchers do not read current values meanwhile.
+        let reloads = SchemaReloadGate()
         let watch = WatchModuleBuilder(repository: repository, feed: feed, logger: logger).build(
-            schemas: { catalog.current }
+            schemas: { catalog.current },
+            reloads: reloads
         )
         let router = SettingsRouter(
             presenters: catalog.current.map(builder.build(schema:)),
@@ -148,7 +151,8 @@ public struct Daemon: Sendable {
             logger: logger
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: server, serviceName: "VarlinkServer"),
+            // Returns early only when it served the one client handed over: then everything stops.
+            .init(service: server, successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "VarlinkServer"),
             .init(
                 service: ReloadService {
                     notifier.reloading(status: "reloading configuration and schemas")
@@ -156,6 +160,8 @@ public struct Daemon: Sendable {
                     // The configuration in force: after one with an error, that of the last good reload.
                     let current = configurations.current
                     var schemasReloaded = true
+                    reloads.beginReload()
+                    defer { reloads.endReload() }
                     do {
                         // Compared with what watchers were told of: for a module whose change could not be
                         // recorded before, the schema served before that.
@@ -275,23 +281,20 @@ public struct Daemon: Sendable {
 
     /// Listens on the socket systemd passed (socket activation): the one named `varlink` (the bundled socket
     /// unit's `FileDescriptorName=`) when there is one, else the first listening one; else binds the configured path.
-    /// A connected socket alone (`Accept=yes`: one per connection) is refused, rather than left unserved while the
-    /// configured path is bound: its client would wait for ever.
+    /// A connected socket alone is one client handed over (`exec:`-style activation, a socket unit with
+    /// `Accept=yes`): it is served, then the daemon stops.
     private func serverConfiguration() throws -> VarlinkServerConfiguration {
         let passed = SocketActivation.listeningDescriptors()
         let listening = passed.filter { SocketActivation.isListening($0.fd) }
-        if listening.isEmpty, let connected = passed.first(where: { SocketActivation.isConnectedStream($0.fd) }) {
-            throw ConfigurationError(
-                """
-                systemd passed a connected socket (fd \(connected.fd), \(connected.name)), as a socket unit with \
-                Accept=yes does: viper-settingsd serves a listening socket; set Accept=no (as the bundled \
-                viper-settingsd.socket does)
-                """
-            )
-        }
+        let connected = listening.isEmpty ? passed.first { SocketActivation.isConnectedStream($0.fd) } : nil
         let activated = listening.first { $0.name == "varlink" } ?? listening.first
         if let activated {
             self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])
+        } else if let connected {
+            self.logger.info(
+                "serving the one client of the connected socket passed (exec-style activation), then stopping",
+                metadata: ["fd_name": "\(connected.name)"]
+            )
         }
         let descriptors = DescriptorLimit.current()
         let maximumConnections = DescriptorLimit.connectionCap(
@@ -309,7 +312,8 @@ public struct Daemon: Sendable {
             )
         }
         return VarlinkServerConfiguration(
-            endpoint: activated.map { .listeningDescriptor($0.fd) } ?? .path(self.configuration.socketPath),
+            endpoint: activated.map { .listeningDescriptor($0.fd) } ?? connected.map { .connectedDescriptor($0.fd) }
+                ?? .path(self.configuration.socketPath),
             vendor: "viper-settings",
             product: "viper-settingsd",
             version: ViperSettingsVersion.current,

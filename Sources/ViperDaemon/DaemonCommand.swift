@@ -31,7 +31,9 @@ public struct DaemonCommand: ServiceCommand {
                                applied: the daemon goes on with the one it had.
 
             Exit status:
-              0  stopped gracefully (SIGTERM, SIGINT).
+              0  stopped gracefully (SIGTERM, SIGINT), or the one client of a
+                 connected socket passed as fd 3 (exec-style activation)
+                 left.
               1  a failure: a socket it cannot create or listen on, a modules
                  directory it cannot read, a state directory in use by another
                  viper-settingsd or that it cannot create.

@@ -369,6 +369,17 @@ struct SettingsLoadTests {
         )
         #expect(try await self.repository.state(of: "extra").revision == 0, "nothing written")
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
+        // A dry run says the same: it does not report as loadable what the load would refuse.
+        let preview = MockView()
+        await TransferPresenter(presenters: ["extra": presenter(extra), "network": presenter(Fixtures.network)]).load(
+            ["extra": ["s.a": 8], "network": ["proxy.port": 3129]],
+            replace: false,
+            ifRevision: [:],
+            dryRun: true,
+            caller: Fixtures.alice,
+            on: preview
+        )
+        #expect(preview.last == .failure(.storageFailure(module: "network", reason: "NAME.journal is a directory")))
     }
 
     @Test("a module that fails to store after others were loaded says which were: a partial load is not none")

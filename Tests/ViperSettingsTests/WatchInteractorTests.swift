@@ -501,6 +501,100 @@ struct WatchModulesChangedTests {
         }
     }
 
+    @Test(
+        "a reload that adds a module and changes another's default: the current values sent after the resync hold at their cursor, and the change is not told again",
+        .timeLimit(.minutes(1))
+    )
+    func reloadAddingAndChanging() async throws {
+        let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+        let served = self.served
+        let reloads = SchemaReloadGate()
+        let watcher = WatchInteractor(
+            repository: self.repository,
+            feed: self.feed,
+            schemas: { served.schemas.withLock { $0 } },
+            reloads: reloads,
+            logger: self.logger
+        )
+        let reloaded = try Fixtures.network(portDefault: 3129)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: [], after: nil) { sink.yield($0) }
+                sink.finish()
+            }
+            defer { group.cancelAll() }
+            var iterator = events.makeAsyncIterator()
+            _ = await WatchInteractorTests.untilReady(&iterator)
+            // The daemon's reload: new schemas served, then what they changed stored, module by module.
+            reloads.beginReload()
+            served.schemas.withLock { $0 = [Self.extra, reloaded] }
+            await self.builder.adopt(schemas: [Self.extra], previous: [])
+            guard case .resync(.moduleAdded(module: "extra")) = await iterator.next() else {
+                Issue.record("expected a resync for the added module")
+                return
+            }
+            // The watcher waits for the reload to end before it reads the values (else the port's new default
+            // would go out at the revision before the change that brings it).
+            while reloads.waitingReaders == 0 { await Task.yield() }
+            await self.builder.adopt(schemas: [reloaded], previous: [Fixtures.network])
+            reloads.endReload()
+            let restart = await WatchInteractorTests.untilReady(&iterator)
+            let port = restart.compactMap { event -> (SettingValue, Int64)? in
+                guard case .current(let setting, let revision, _) = event,
+                    setting.key.description == "network.proxy.port"
+                else { return nil }
+                return (setting.value, revision)
+            }
+            guard case .ready(let cursor) = restart.last, let (value, revision) = port.first else {
+                Issue.record("expected the current values and ready, got \(restart)")
+                return
+            }
+            #expect(value == .int(3129) && revision == 1 && cursor.positions["network"]?.revision == 1)
+            // The next event is the next change, not the default's change again.
+            _ = try await SettingsInteractor(
+                schema: reloaded,
+                repository: self.repository,
+                accounts: FakeAccounts(),
+                logger: self.logger
+            ).set(path: "proxy.mode", input: .text("auto"), caller: Fixtures.root)
+            guard case .change(_, let change, let changed, _, _) = await iterator.next() else {
+                Issue.record("expected the change of proxy.mode")
+                return
+            }
+            #expect(change.path == "proxy.mode" && changed == 2)
+        }
+    }
+
+    @Test("a cursor a module no longer served cannot resume from (ahead of it) is NoSuchModule, not an empty watch")
+    func retiredModuleCursorAhead() async throws {
+        await self.builder.adopt(schemas: [Fixtures.network, Self.extra], previous: [Fixtures.network])
+        await self.builder.adopt(schemas: [Fixtures.network], previous: [Fixtures.network, Self.extra])
+        let watcher = WatchInteractor(
+            repository: self.repository,
+            feed: self.feed,
+            schemas: { [Fixtures.network] },
+            logger: self.logger
+        )
+        await #expect(throws: SettingsFailure.noSuchModule(module: "extra")) {
+            try await watcher.watch(targets: ["extra"], after: WatchCursor("extra:5")) { _ in }
+        }
+        // From a cursor it printed, the removal is replayed.
+        let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: ["extra"], after: WatchCursor("extra:1")) { sink.yield($0) }
+            }
+            defer { group.cancelAll() }
+            var iterator = events.makeAsyncIterator()
+            let replayed = await WatchInteractorTests.untilReady(&iterator)
+            guard case .change(_, let change, 2, _, _) = replayed.first else {
+                Issue.record("expected the removal of extra.s.a, got \(replayed)")
+                return
+            }
+            #expect(change.path == "s.a" && change.new == nil)
+        }
+    }
+
     @Test("a module whose state files load again: its watchers start over (resync, then the current values)")
     func stateReloaded() async throws {
         let (events, sink) = AsyncStream<WatchEvent>.makeStream()

@@ -203,6 +203,14 @@ class RawConnection:
         self.buffer = b""
         self.eof = False
 
+    @classmethod
+    def over(cls, sock, timeout=IO_TIMEOUT):
+        """A connection over a socket already connected (one end of a socketpair)."""
+        connection = cls.__new__(cls)
+        sock.settimeout(timeout)
+        connection.sock, connection.timeout, connection.buffer, connection.eof = sock, timeout, b"", False
+        return connection
+
     def __enter__(self):
         return self
 

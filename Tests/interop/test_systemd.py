@@ -166,23 +166,67 @@ def test_socket_activation_with_two_sockets_serves_the_one_named_varlink(tmp_pat
         log.close()
 
 
-def test_a_connected_socket_from_accept_yes_is_refused_not_left_hanging(tmp_path):
+def test_accept_yes_serves_each_client_then_the_instance_stops(tmp_path):
     activated = tmp_path / "accept.sock"
     log_path = tmp_path / "daemon.log"
     process, log = socket_activated(tmp_path, [activated], "varlink", accept=True)
     try:
-        # The client is told at once (the daemon exits, its connection closes), instead of waiting for ever.
+        # One instance per connection, each serving its client and stopping: the state is the same directory.
         result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
-        assert result.returncode == 3, result
+        assert result.returncode == 0 and result.stdout == "3128\n", (result, log_path.read_text())
+        result = support.run_settingsctl(["--socket", str(activated), "set", "network.proxy.port", "8080"])
+        assert result.returncode == 0, (result, log_path.read_text())
+        result = support.run_settingsctl(["--socket", str(activated), "get", "network.proxy.port"])
+        assert result.stdout == "8080\n", (result, log_path.read_text())
         deadline = time.monotonic() + support.START_DEADLINE
-        while "Accept=no" not in log_path.read_text() and time.monotonic() < deadline:
-            time.sleep(0.01)  # polling for the daemon's last line, bounded by the deadline
-        assert "set Accept=no" in log_path.read_text()
+        while log_path.read_text().count("its client left") < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling for the instances' last lines, bounded by the deadline
+        assert log_path.read_text().count("its client left") == 3, log_path.read_text()
         assert not (tmp_path / "configured.sock").exists()
     finally:
         process.terminate()
         process.wait(timeout=support.STOP_DEADLINE)
         log.close()
+
+
+def test_exec_style_activation_serves_the_one_client_handed_over_then_exits(tmp_path):
+    """As `varlinkctl call exec:viper-settingsd …` does: a connected socket as fd 3, LISTEN_FDS=1, no listener."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    log_path = tmp_path / "daemon.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [
+                "/bin/sh", "-c", 'export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=varlink; exec "$@" 3<&0 0</dev/null', "sh",
+                support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+                "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
+            ],
+            stdin=theirs, stdout=log, stderr=log,
+        )
+    theirs.close()
+    connection = support.RawConnection.over(ours, timeout=support.START_DEADLINE)
+    try:
+        info = connection.call("org.varlink.service.GetInfo")
+        assert info["parameters"]["product"] == "viper-settingsd", info
+        reply = connection.call("io.viper.settings.Set", {"key": "network.proxy.port", "value": 8081})
+        assert "error" not in reply and reply["parameters"]["changed"] is True, reply
+        reply = connection.call("io.viper.settings.Get", {"key": "network.proxy.port"})
+        assert reply["parameters"]["item"]["value"] == 8081, reply
+        assert not (tmp_path / "configured.sock").exists(), "nothing else is served"
+        # The client leaves: the daemon stops by itself, cleanly, and the value set is durable.
+        connection.close()
+        assert process.wait(timeout=support.STOP_DEADLINE + support.START_DEADLINE) == 0, log_path.read_text()
+        assert "its client left" in log_path.read_text()
+    finally:
+        connection.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    daemon = support.Daemon(tmp_path, name="after", state_dir=tmp_path / "state")
+    daemon.start()
+    try:
+        assert daemon.ctl("get", "network.proxy.port").stdout == "8081\n"
+    finally:
+        daemon.stop_and_check()
 
 
 NAMESPACE_SCRIPT = r"""

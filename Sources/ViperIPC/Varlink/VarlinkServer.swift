@@ -30,6 +30,8 @@ public final class VarlinkServer: Service, Sendable {
     private let logLimiter = VarlinkLogLimiter()
     /// Gives the memory connections freed back to the system, a moment after they end.
     private let heapTrim = HeapTrimScheduler()
+    /// Replies made on the spot, kept by the bytes of their calls for every connection.
+    private let immediateReplies = VarlinkImmediateReplyCache()
 
     /// Creates a server; it listens once ``run()`` is called.
     ///
@@ -75,6 +77,10 @@ public final class VarlinkServer: Service, Sendable {
     public func run() async throws {
         try self.readiness.start()
         defer { self.readiness.markStopped() }
+        if case .connectedDescriptor(let descriptor) = self.configuration.endpoint {
+            try await self.serveHandedOver(descriptor)
+            return
+        }
         var socketFile: VarlinkSocketFile?
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
@@ -111,30 +117,48 @@ public final class VarlinkServer: Service, Sendable {
         switch self.configuration.endpoint {
         case .path(let path): path
         case .listeningDescriptor(let descriptor): "fd \(descriptor)"
+        case .connectedDescriptor(let descriptor): "connected fd \(descriptor)"
         }
     }
 
-    /// Binds the endpoint; returns the listening channel and, for a path, the socket file to remove at the end.
-    private func listen() async throws -> (NIOAsyncChannel<AcceptedConnection, Never>, VarlinkSocketFile?) {
-        // One loop accepts and serves every connection: a connection handed to another loop costs a wake-up
-        // of that loop's thread, more than a short call takes. The work that blocks runs on a thread pool.
-        guard let bootstrap = ServerBootstrap(validatingGroup: self.eventLoopGroup.next()) else {
-            throw VarlinkServerError.unsupportedEventLoopGroup
+    /// Serves the one client whose connected socket was handed over, with the limits and calls of any other, then
+    /// returns once it closes (or, on graceful shutdown, once its call in progress is answered).
+    private func serveHandedOver(_ descriptor: Int32) async throws {
+        let loop = self.eventLoopGroup.next()
+        let accepted: AcceptedConnection
+        do {
+            accepted = try await ClientBootstrap(group: loop)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .channelOption(.recvAllocator, value: Self.receiveAllocator)
+                .withConnectedSocket(descriptor, channelInitializer: self.connectionInitializer())
+        } catch {
+            self.logger.error(
+                "Varlink server cannot serve the connected socket it was handed",
+                metadata: ["endpoint": "\(self.endpointDescription)", "error": "\(error)"]
+            )
+            throw error
         }
+        self.logger.info("Varlink server serving one client", metadata: ["endpoint": "\(self.endpointDescription)"])
+        self.readiness.markListening()
+        await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop: loop)) {
+            await self.serveConnection(accepted)
+        }
+        self.logger.info(
+            "Varlink server stopped: its client left",
+            metadata: ["endpoint": "\(self.endpointDescription)"]
+        )
+    }
+
+    /// Calls are small: connections start reading into 1 KiB (NIO's default is 2 KiB, growing to 64 KiB), so that
+    /// many idle connections (watchers) cost less; a large message still grows the buffer.
+    private static let receiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65_536)
+
+    /// Sets up a connection's pipeline and reads its peer's credentials.
+    private func connectionInitializer() -> @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> {
         let maximumMessageSize = self.configuration.maximumMessageSize
         let interfaces = self.interfaces
-        let immediateReplies = VarlinkImmediateReplyCache()
-        let configured =
-            bootstrap
-            .serverChannelOption(.backlog, value: 256)
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            // Calls are small: start reading into 1 KiB (NIO's default is 2 KiB, growing to 64 KiB), so that many
-            // idle connections (watchers) cost less; a large message still grows the buffer.
-            .childChannelOption(
-                .recvAllocator,
-                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65_536)
-            )
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+        let immediateReplies = self.immediateReplies
+        return { channel in
             // The peer's credentials are read here, on the channel's event loop, where that needs no thread hop
             // (from the connection's task it costs two thread switches, a large share of a short call).
             PeerCredentialsReader.read(from: channel)
@@ -159,6 +183,21 @@ public final class VarlinkServer: Service, Sendable {
                     return AcceptedConnection(channel: connection, peer: peer, immediateReplies: immediate)
                 }
         }
+    }
+
+    /// Binds the endpoint; returns the listening channel and, for a path, the socket file to remove at the end.
+    private func listen() async throws -> (NIOAsyncChannel<AcceptedConnection, Never>, VarlinkSocketFile?) {
+        // One loop accepts and serves every connection: a connection handed to another loop costs a wake-up
+        // of that loop's thread, more than a short call takes. The work that blocks runs on a thread pool.
+        guard let bootstrap = ServerBootstrap(validatingGroup: self.eventLoopGroup.next()) else {
+            throw VarlinkServerError.unsupportedEventLoopGroup
+        }
+        let configured =
+            bootstrap
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.recvAllocator, value: Self.receiveAllocator)
+        let initializer = self.connectionInitializer()
         switch self.configuration.endpoint {
         case .path(let path):
             // Bound under a staging name and renamed into place once open to everyone.
@@ -183,6 +222,8 @@ public final class VarlinkServer: Service, Sendable {
         case .listeningDescriptor(let descriptor):
             let listener = try await configured.bind(descriptor, childChannelInitializer: initializer)
             return (listener, nil)
+        case .connectedDescriptor:
+            preconditionFailure("a connected socket is served by serveHandedOver(_:)")
         }
     }
 

@@ -9,6 +9,10 @@ public struct VarlinkServerConfiguration: Sendable {
         /// Serve an already bound and listening socket, e.g. one passed by systemd socket activation
         /// (`LISTEN_FDS`). Nothing is unlinked when the server stops.
         case listeningDescriptor(Int32)
+        /// Serve the one client of an already connected stream socket, handed over by `exec:`-style activation
+        /// (`varlinkctl call exec:…`, a socket unit with `Accept=yes`), then stop: ``VarlinkServer/run()`` returns
+        /// when that connection ends.
+        case connectedDescriptor(Int32)
     }
 
     /// Where the server listens.

@@ -120,18 +120,18 @@ enum FileOperations {
         return (Int(info.st_size), Int(info.st_nlink))
     }
 
-    /// Whether `path` still names the file open as `descriptor` (not removed, renamed away or replaced: `lstat` of
-    /// the path finds the same device and inode as `fstat` of the descriptor).
-    static func names(_ path: String, descriptor: Int32) throws(StorageError) -> Bool {
+    /// The size of the file open as `descriptor` when `path` still names it (not removed, renamed away or replaced:
+    /// `lstat` of the path finds the same device and inode as `fstat` of the descriptor); `nil` when it does not.
+    static func namedSize(_ path: String, descriptor: Int32) throws(StorageError) -> Int? {
         var open = stat()
         guard Glibc.fstat(descriptor, &open) == 0 else { throw .system("fstat", path, errno: Glibc.errno) }
         var named = stat()
         guard Glibc.lstat(path, &named) == 0 else {
             let code = Glibc.errno
-            if code == ENOENT { return false }
+            if code == ENOENT { return nil }
             throw .system("lstat", path, errno: code)
         }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino ? Int(open.st_size) : nil
     }
 
     /// What the symbolic link at `path` points to; `nil` when it is no link or cannot be read.

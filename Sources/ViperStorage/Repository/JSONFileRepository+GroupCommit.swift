@@ -15,7 +15,6 @@ extension JSONFileRepository {
         if write.outcome == nil {
             // This caller leads: its record is in the queue, so the batch holds it.
             await self.commitBatch()
-            self.passOn()
         }
         try write.outcome!.get()
     }
@@ -31,7 +30,8 @@ extension JSONFileRepository {
         }
     }
 
-    /// Writes every queued record, one append and one sync per journal, and finishes the records.
+    /// Writes every queued record, one append and one sync per journal, hands the lead on, then finishes the
+    /// records: the next batch is on its way to the thread pool before the callers of this one are answered.
     func commitBatch() async {
         let batch = self.queue
         self.queue.removeAll()
@@ -78,6 +78,7 @@ extension JSONFileRepository {
             let failure = StorageError("cannot write the journals: the storage thread pool is not running (\(error))")
             outcomes = appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
         }
+        var durable: [(module: String, records: [PendingWrite])] = []
         for outcome in outcomes {
             let records = writes[outcome.module]!
             self.descriptors[outcome.module] = outcome.descriptor
@@ -108,11 +109,15 @@ extension JSONFileRepository {
                     metadata: ["module": "\(outcome.module)"]
                 )
             }
-            for record in records { record.finish(.success(())) }
-            self.feed?.publish(module: outcome.module, records: records.compactMap(\.published))
+            durable.append((outcome.module, records))
             self.apply(outcome.compaction, module: outcome.module)
         }
         self.closeJournals(beyond: Self.openJournalLimit, keeping: Set(modules))
+        self.passOn()
+        for (module, records) in durable {
+            for record in records { record.finish(.success(())) }
+            self.feed?.publish(module: module, records: records.compactMap(\.published))
+        }
     }
 
     /// The most journals kept open between batches: the daemon keeps a fixed number of descriptors for everything

@@ -78,11 +78,15 @@ struct JournalWriter: Sendable {
                     // Every batch checks that the directory is the one it wrote in before.
                     try self.directory.create()
                     // Removed, renamed away or replaced: the records written since it was opened are in a file
-                    // a restart does not read.
-                    if let open = outcome.descriptor, try !FileOperations.names(path, descriptor: open) {
-                        FileOperations.close(open)
-                        outcome.descriptor = nil
-                        outcome.journalLost = true
+                    // a restart does not read. Else `found` is its size, which needs no other `fstat`.
+                    var found: Int?
+                    if let open = outcome.descriptor {
+                        found = try FileOperations.namedSize(path, descriptor: open)
+                        if found == nil {
+                            FileOperations.close(open)
+                            outcome.descriptor = nil
+                            outcome.journalLost = true
+                        }
                     }
                     if outcome.descriptor == nil {
                         let opened = try FileOperations.openForAppend(path)
@@ -96,8 +100,14 @@ struct JournalWriter: Sendable {
                     if let cut = append.cutTo {
                         try FileOperations.truncate(outcome.descriptor!, to: cut, path: path)
                         try self.directory.sync(outcome.descriptor!, path: path)
+                        found = nil
                     }
-                    let size = try FileOperations.size(outcome.descriptor!, path: path)
+                    let size: Int
+                    if let found {
+                        size = found
+                    } else {
+                        size = try FileOperations.size(outcome.descriptor!, path: path)
+                    }
                     if append.cutTo == nil && !outcome.journalLost && size != append.journalBytes {
                         // Cut or written to by someone else: what it holds is not what this daemon wrote, and a
                         // restart would not read back the state served.

@@ -34,9 +34,9 @@ extension SettingsInteractor {
             if denied.isEmpty {
                 try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
             }
-            if request.mode == .verify, denied.isEmpty, let refusal = await self.repository.writeRefusal(of: module) {
+            if denied.isEmpty, let refusal = await self.repository.writeRefusal(of: module) {
                 // Known before writing (files that cannot be used, a revision that leaves no room): a load of
-                // several modules is refused before any is written.
+                // several modules is refused before any is written, and a dry run says so too.
                 throw .storageFailure(module: module, reason: "\(refusal)")
             }
             let (change, locked) = Self.plan(schema: schema, values: values, replace: replace, state: state)

@@ -2,11 +2,12 @@ public import SettingsAPI
 
 /// How far a load goes.
 public enum LoadMode: Sendable, Hashable {
-    /// Computes what would change; anyone may ask, nothing is written.
+    /// Computes what would change; anyone may ask, nothing is written. A module not at its `ifRevision`
+    /// (``SettingsFailure/revisionMismatch(module:expected:actual:)``) or one the Repository already knows would
+    /// refuse the write (``SettingsFailure/storageFailure(module:reason:)``) is refused, as the load would be.
     case preview
-    /// Like ``preview``, and also lists a caller who may not write the module among the problems, and refuses
-    /// (``SettingsFailure/storageFailure(module:reason:)``) a module the Repository already knows would refuse the
-    /// write, so that a load of several modules writes none.
+    /// Like ``preview``, and also lists a caller who may not write the module among the problems, so that a load of
+    /// several modules writes none.
     case verify
     /// Validates, then stores every value of the module in one durable write; any problem refuses it
     /// (``SettingsFailure/loadRefused(problems:)``).

@@ -7,18 +7,22 @@ public struct WatchInteractor: WatchInteractorProtocol {
     private let repository: any SettingsRepository
     private let feed: ChangeFeed
     private let schemas: @Sendable () -> [ModuleSchema]
+    private let reloads: SchemaReloadGate
     private let logger: Logger
 
-    /// Creates the Interactor over the repository whose changes `feed` publishes; `schemas` gives the modules served.
+    /// Creates the Interactor over the repository whose changes `feed` publishes; `schemas` gives the modules served,
+    /// and `reloads` marks the reloads of them: current values are read outside of one.
     public init(
         repository: any SettingsRepository,
         feed: ChangeFeed,
         schemas: @escaping @Sendable () -> [ModuleSchema],
+        reloads: SchemaReloadGate = SchemaReloadGate(),
         logger: Logger
     ) {
         self.repository = repository
         self.feed = feed
         self.schemas = schemas
+        self.reloads = reloads
         self.logger = logger
     }
 
@@ -42,7 +46,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
         if let cursor, let resumed = try await self.replay(after: cursor, scope: scope, emit: emit) {
             position = resumed
         } else {
-            position = try await self.sendCurrent(scope: scope, emit: emit)
+            position = try await self.sendCurrent(scope: &scope, emit: emit)
         }
         while let delivery = await subscription.next() {
             switch delivery {
@@ -51,20 +55,18 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 case .stateReloaded: try await emit(.resync(reason: .stateReloaded(module: module)))
                 case .schemaChangeNotStored: try await emit(.resync(reason: .schemaChangeNotStored(module: module)))
                 }
-                try self.refresh(&scope)
-                position = try await self.sendCurrent(scope: scope, emit: emit)
+                position = try await self.sendCurrent(scope: &scope, emit: emit)
             case .overflow:
                 self.logger.notice("a watcher fell behind; it gets a resync")
                 try await emit(.resync(reason: .fellBehind))
-                try self.refresh(&scope)
-                position = try await self.sendCurrent(scope: scope, emit: emit)
+                position = try await self.sendCurrent(scope: &scope, emit: emit)
             case .records(let published):
                 for item in published {
                     if scope.modules[item.module] == nil && !scope.retired.contains(item.module) {
-                        // Only a watch of every module hears of a module it does not know: one a reload added.
-                        scope = try WatchScope(targets: [], schemas: self.schemas())
+                        // Only a watch of every module hears of a module it does not know: one a reload added (the
+                        // current values take the schemas served now, as after every resync).
                         try await emit(.resync(reason: .moduleAdded(module: item.module)))
-                        position = try await self.sendCurrent(scope: scope, emit: emit)
+                        position = try await self.sendCurrent(scope: &scope, emit: emit)
                         continue
                     }
                     try await self.deliver(
@@ -95,7 +97,8 @@ public struct WatchInteractor: WatchInteractorProtocol {
 
     /// Sends what followed `cursor` in every watched module and returns the cursor after it; sends a resync and
     /// returns `nil` when a module's history does not reach back to it, or shows that the cursor was not made from
-    /// it (a revision ahead of the module's, a position inside a revision at or past its last change).
+    /// it (a revision ahead of the module's, a position inside a revision at or past its last change). For a module
+    /// no longer served, which has no current values to start over from, that is `NoSuchModule` instead.
     @inline(never)  // its frame is not held for the whole stream
     private func replay(
         after cursor: WatchCursor,
@@ -111,19 +114,22 @@ public struct WatchInteractor: WatchInteractorProtocol {
         for module in scope.resumedModuleNames {
             let state = try await self.state(of: module)
             let history = state.history
-            guard let start = cursor.positions[module] else {
-                try await emit(.resync(reason: .cursorLacksModule(module: module)))
+            // A module no longer served has no current values to start over from: its watch cannot go on.
+            func startOver(_ reason: WatchResyncReason) async throws -> WatchCursor? {
+                guard scope.modules[module] != nil else { throw SettingsFailure.noSuchModule(module: module) }
+                try await emit(.resync(reason: reason))
                 return nil
             }
+            guard let start = cursor.positions[module] else {
+                return try await startOver(.cursorLacksModule(module: module))
+            }
             if start.revision > state.revision {
-                try await emit(.resync(reason: .cursorAhead(module: module, revision: state.revision)))
-                return nil
+                return try await startOver(.cursorAhead(module: module, revision: state.revision))
             }
             guard let records = history.records(after: start.revision),
                 start.index == nil || history.record(at: start.revision) != nil
             else {
-                try await emit(.resync(reason: .historyTooShort(module: module)))
-                return nil
+                return try await startOver(.historyTooShort(module: module))
             }
             // A watcher applies what it is told: a value the schema now rejects (a state file edited by hand, a
             // schema changed since) is never served, so it is never replayed either.
@@ -136,24 +142,20 @@ public struct WatchInteractor: WatchInteractorProtocol {
                     watched: { scope.includes(module: module, path: $0) }
                 )
             {
-                try await emit(.resync(reason: .historyRejected(module: module, key: key)))
-                return nil
+                return try await startOver(.historyRejected(module: module, key: key))
             }
             if let index = start.index, let record = history.record(at: start.revision) {
                 // The daemon writes `R.I` only inside a revision, before its last change: any other position was
                 // never given out for this history.
                 guard index < record.changes.count - 1 else {
-                    try await emit(
-                        .resync(
-                            reason: .noSuchPosition(
-                                module: module,
-                                revision: start.revision,
-                                index: index,
-                                changes: record.changes.count
-                            )
+                    return try await startOver(
+                        .noSuchPosition(
+                            module: module,
+                            revision: start.revision,
+                            index: index,
+                            changes: record.changes.count
                         )
                     )
-                    return nil
                 }
                 pending.append((module, record))
             }
@@ -195,18 +197,27 @@ public struct WatchInteractor: WatchInteractorProtocol {
         }
     }
 
-    /// Sends the current value of every watched key, then `ready`; returns the cursor of that state.
+    /// Brings `scope` to the schemas served now, then sends the current value of every watched key, then `ready`;
+    /// returns the cursor of that state. The schemas and the states are read outside of a reload (see
+    /// ``SchemaReloadGate``), so that each value holds at the revision its cursor gives.
     @inline(never)  // its frame is not held for the whole stream
     private func sendCurrent(
-        scope: WatchScope,
+        scope: inout WatchScope,
         emit: @Sendable (WatchEvent) async throws -> Void
     ) async throws -> WatchCursor {
         var cursor = WatchCursor()
         var states: [(schema: ModuleSchema, state: ModuleState)] = []
-        for module in scope.moduleNames {
-            let state = try await self.state(of: module)
-            cursor.positions[module] = .init(revision: state.revision)
-            states.append((scope.modules[module]!, state))
+        while true {
+            let generation = await self.reloads.settled()
+            try self.refresh(&scope)
+            cursor = WatchCursor()
+            states = []
+            for module in scope.moduleNames {
+                let state = try await self.state(of: module)
+                cursor.positions[module] = .init(revision: state.revision)
+                states.append((scope.modules[module]!, state))
+            }
+            if self.reloads.unchanged(since: generation) { break }
         }
         for (schema, state) in states {
             for section in schema.sections {

@@ -13,13 +13,18 @@ public struct WatchModuleBuilder: Sendable {
         self.logger = logger
     }
 
-    /// Builds the module; `schemas` gives the modules served, read at the start of each stream.
-    public func build(schemas: @escaping @Sendable () -> [ModuleSchema]) -> any WatchPresenterProtocol {
+    /// Builds the module; `schemas` gives the modules served, read at the start of each stream and whenever the
+    /// current values are sent; `reloads` marks the reloads of them.
+    public func build(
+        schemas: @escaping @Sendable () -> [ModuleSchema],
+        reloads: SchemaReloadGate = SchemaReloadGate()
+    ) -> any WatchPresenterProtocol {
         WatchPresenter(
             interactor: WatchInteractor(
                 repository: self.repository,
                 feed: self.feed,
                 schemas: schemas,
+                reloads: reloads,
                 logger: self.logger
             )
         )
