@@ -10,7 +10,8 @@ struct FastPathParserTests {
         let global: GlobalOptions
         switch command {
         case let command as ModulesCommand: (values, global) = (["modules"], command.global)
-        case let command as ShowCommand: (values, global) = (["show", command.module], command.global)
+        case let command as ShowCommand:
+            (values, global) = (["show"] + [command.module].compactMap { $0 }, command.global)
         case let command as GetCommand: (values, global) = (["get", command.key], command.global)
         case let command as SetCommand: (values, global) = (["set", command.key, command.value], command.global)
         case let command as ResetCommand: (values, global) = (["reset", command.target], command.global)
@@ -24,7 +25,8 @@ struct FastPathParserTests {
         "reads the common command lines exactly as ArgumentParser does",
         arguments: [
             ["modules"], ["get", "network.proxy.port"], ["--json", "get", "k"], ["get", "k", "--json"],
-            ["--socket", "/tmp/s", "show", "network"], ["show", "network", "--socket=/tmp/s"],
+            ["--socket", "/tmp/s", "show", "network"], ["show", "network", "--socket=/tmp/s"], ["show"],
+            ["--json", "show"],
             ["set", "network.proxy.port", "8080"], ["set", "updates.policy.channels", "stable,beta", "--json"],
             ["--json", "--socket", "/x", "explain", "k"], ["reset", "network"], ["set", "k", "a value with spaces"],
             ["set", "k", "-5"], ["set", "display.output.scale", "-0.5", "--json"],

@@ -15,6 +15,8 @@ struct ApplyTargetLoaderTests {
         (["reads": [], "destination": "/etc/x"], "'reads' must be a non-empty list"),
         (["reads": ["network"], "destination": "etc/x"], "'destination' must be an absolute path"),
         (["reads": ["network"], "destination": "/etc/../x"], "'destination' must be an absolute path"),
+        (["reads": ["network"], "destination": "/etc/zz/."], "'destination' must be an absolute path to a file"),
+        (["reads": ["network"], "destination": "/etc/zz/./"], "'destination' must be an absolute path to a file"),
         (["reads": ["network"], "destination": "/etc/x", "owner": "no-such-user-here"], "no-such-user-here"),
         (["reads": ["network"], "destination": "/etc/x", "mode": "0999"], "'mode' must be octal"),
         (["reads": ["network"], "destination": "/etc/x", "mode": 420], "'mode' must be octal"),

@@ -79,13 +79,67 @@ struct FileApplierSafetyTests {
             try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
             for name in [".app.conf.viper-apply.Ab3xYz", ".app.conf.viper-apply.previous"] {
                 try Files.write("x", to: directory + "/etc/" + name)
+                Self.age(directory + "/etc/" + name)
             }
             for name in [".app.conf.notours", ".app.conf.Ab3xYz", ".app.conf.viper-apply.backup2"] {
                 try Files.write("keep", to: directory + "/etc/" + name)
+                Self.age(directory + "/etc/" + name)
             }
             #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
             #expect(fixture.leftovers == [".app.conf.Ab3xYz", ".app.conf.notours", ".app.conf.viper-apply.backup2"])
         }
+    }
+
+    @Test(
+        "another applier's temporary file beside the destination is left alone: it holds it locked, or wrote it just now"
+    )
+    func anotherAppliersFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
+            let locked = directory + "/etc/.app.conf.viper-apply.Lock01"
+            let recent = directory + "/etc/.app.conf.viper-apply.New001"
+            let stale = directory + "/etc/.app.conf.viper-apply.Old001"
+            for path in [locked, recent, stale] { try Files.write("x", to: path) }
+            Self.age(locked)
+            Self.age(stale)
+            let holder = open(locked, O_RDONLY)
+            defer { close(holder) }
+            #expect(flock(holder, LOCK_EX) == 0)
+            #expect(await fixture.applier.apply(fixture.target, rendered: "a = 1\n").result == .written)
+            #expect(Files.exists(locked) && Files.exists(recent) && !Files.exists(stale))
+        }
+    }
+
+    @Test(
+        "a template that renders more than 16 MiB fails its target, not retried, nothing written; a diff shows 64 KiB"
+    )
+    func oversizedRendering() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory, reload: false)
+            let huge = String(repeating: "0123456789abcde\n", count: (16 << 20) / 16 + 1)
+            let outcome = await fixture.applier.apply(fixture.target, rendered: huge)
+            #expect(outcome.result == .failed && !outcome.retryable, "\(outcome)")
+            #expect(outcome.error?.contains("renders 16777232 bytes, more than the 16 MiB") == true)
+            #expect(!Files.exists(fixture.destination))
+            // Below the limit it is written; the dry run's diff of it is cut at 64 KiB, at a line's end.
+            let large = String(huge.utf8.prefix(1 << 20))!
+            #expect(await fixture.applier.apply(fixture.target, rendered: large).result == .written)
+            let preview = await fixture.applier.apply(fixture.target, rendered: "a = 1\n", dryRun: true)
+            #expect(preview.diff.utf8.count < LineDiff.sizeLimit + 100)
+            #expect(
+                preview.diff.hasSuffix("more bytes of the diff not shown (at most 64 KiB are)\n"),
+                "\(preview.diff.suffix(200))"
+            )
+            #expect(preview.diff.contains("\n-0123456789abcde\n"))
+        }
+    }
+
+    /// Makes `path` look written two minutes ago: older than a file in use can be.
+    static func age(_ path: String) {
+        let old = timespec(tv_sec: time(nil) - 120, tv_nsec: 0)
+        let times = [old, old]
+        utimensat(AT_FDCWD, path, times, 0)
     }
 
     @Test("after a stop during a reload, the same bytes are reloaded again, and a failure puts back the kept entry")

@@ -84,6 +84,42 @@ struct TargetRetryTests {
         }
     }
 
+    @Test("changes applied while a target fails leave its retry due when it was: the wait follows the time failing")
+    func changesDoNotPushTheRetryAway() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try ApplyInteractorTests.Fixture(directory)
+            try Files.write("not a directory", to: directory + "/root/etc")
+            try await Self.withRetries(directory, folder: fixture.folder) { interactor, clock in
+                await interactor.received([
+                    Events.current("network.dns.servers", ["9.9.9.9"], cursor: "network:4"),
+                    Events.current("network.proxy.host", "a.example", cursor: "network:4"),
+                    Events.ready("network:4"),
+                ])
+                #expect(
+                    await Self.status(interactor, "proxy")?.retry == TargetRetryViewModel(attempt: 1, at: 1_800_000_001)
+                )
+                // Eight changes fail too, before the retry is due: it stays retry 1, in 1 s.
+                for (index, host) in ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated() {
+                    await interactor.received([
+                        Events.change("network.proxy.host", .string("\(host).example"), cursor: "network:\(5 + index)")
+                    ])
+                }
+                let proxy = await Self.status(interactor, "proxy")
+                #expect(proxy?.last?.result == "failed")
+                #expect(
+                    proxy?.retry == TargetRetryViewModel(attempt: 1, at: 1_800_000_001),
+                    "\(String(describing: proxy))"
+                )
+                // The fault is gone: the retry due after 1 s writes the latest value.
+                unlink(directory + "/root/etc")
+                #expect(await Eventually.wait { clock.pendingSleeps == [.seconds(1), .seconds(1)] }, "both retries wait")
+                clock.advance(by: .seconds(1))
+                #expect(await Eventually.wait { (try? Files.read(fixture.proxy)) == "host=i.example\n" })
+                #expect(await Eventually.wait { await Self.status(interactor, "proxy")?.retry == nil })
+            }
+        }
+    }
+
     @Test("a failed reload is tried again until it works; a check that refuses the bytes is not tried again")
     func failedReloadIsRetriedButNotACheck() async throws {
         try await TemporaryDirectory.with { directory in

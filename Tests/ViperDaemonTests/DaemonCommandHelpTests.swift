@@ -18,7 +18,11 @@ struct DaemonCommandHelpTests {
 
     @Test("the discussion lists the exit statuses")
     func exitStatuses() {
-        #expect(Self.help.contains("Exit status:\n  0  stopped gracefully (SIGTERM, SIGINT), or the one client of a\n     connected socket passed as fd 3 (exec-style activation)\n     left.\n  1  a failure:"))
+        #expect(
+            Self.help.contains(
+                "Exit status:\n  0  stopped gracefully (SIGTERM, SIGINT), or the one client of a\n     connected socket passed as fd 3 (exec-style activation)\n     left.\n  1  a failure:"
+            )
+        )
         #expect(Self.help.contains("\n  2  a usage error, or a configuration with an error"))
     }
 
@@ -57,7 +61,11 @@ struct DaemonCommandHelpTests {
     func wideTerminal() {
         let help = DaemonCommand.help(columns: 80)
         #expect(help.split(separator: "\n").allSatisfy { $0.count <= 80 })
-        #expect(help.contains("Exit status:\n  0  stopped gracefully (SIGTERM, SIGINT), or the one client of a\n     connected socket passed as fd 3 (exec-style activation)\n     left.\n  1  a failure:"))
+        #expect(
+            help.contains(
+                "Exit status:\n  0  stopped gracefully (SIGTERM, SIGINT), or the one client of a\n     connected socket passed as fd 3 (exec-style activation)\n     left.\n  1  a failure:"
+            )
+        )
         #expect(help.contains("  SIGHUP           reload the schemas and the configuration keys a\n"))
     }
 }

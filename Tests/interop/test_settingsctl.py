@@ -80,6 +80,16 @@ def test_show_module(daemon):
     assert "3128" in output
 
 
+def test_show_without_a_module_shows_every_module(daemon):
+    names = [module["module"] for module in json.loads(check(daemon.ctl("--json", "modules"), OK).stdout)["modules"]]
+    shown = json.loads(check(daemon.ctl("--json", "show"), OK).stdout)
+    assert [module["module"] for module in shown["modules"]] == names
+    assert shown["modules"][names.index("network")] == json.loads(check(daemon.ctl("--json", "show", "network"), OK).stdout)
+    output = check(daemon.ctl("show"), OK).stdout
+    for name in names:
+        assert check(daemon.ctl("show", name), OK).stdout in output
+
+
 def test_explain(daemon):
     check(daemon.ctl("set", PORT, "8080"), OK)
     output = check(daemon.ctl("explain", PORT), OK).stdout

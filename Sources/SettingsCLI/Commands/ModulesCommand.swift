@@ -9,7 +9,7 @@ package struct ModulesCommand: SettingsCommand {
         discussion: """
             Shows one line per module: its name (the first part of its keys), title, number of keys, how many \
             of them are modified (set on this host or by the fleet, even to a value equal to the default), and \
-            its revision, which counts the changes of its values.
+            its revision, which moves on once with every stored change of the module.
 
             Examples:
               settingsctl modules

@@ -7,7 +7,8 @@ import SettingsAPI
 /// cost more than the rest of `settingsctl get`, measured with callgrind).
 package enum CommandAction: Sendable, Hashable {
     case modules
-    case show(module: String)
+    /// A module's sections and items; every module's, one after another, when `module` is `nil`.
+    case show(module: String?)
     case get(key: String)
     case set(key: String, value: String)
     case reset(target: String)
@@ -27,10 +28,20 @@ package enum CommandAction: Sendable, Hashable {
         case .modules:
             let model = try Self.request(client, .listModules, [:], as: ModuleListViewModel.self)
             return try Self.present(json, model) { ModuleListRenderer.render(model, style: style) }
-        case .show(let module):
+        case .show(let module?):
             let parameters: JSONValue = ["module": .string(module)]
             let model = try Self.request(client, .showModule, parameters, as: ModuleViewModel.self)
             return try Self.present(json, model) { ModuleRenderer.render(model, style: style) }
+        case .show(nil):
+            let list = try Self.request(client, .listModules, [:], as: ModuleListViewModel.self)
+            var shown = ModulesShown(modules: [])
+            for summary in list.modules {
+                let parameters: JSONValue = ["module": .string(summary.module)]
+                shown.modules.append(try Self.request(client, .showModule, parameters, as: ModuleViewModel.self))
+            }
+            return try Self.present(json, shown) {
+                shown.modules.map { ModuleRenderer.render($0, style: style) }.joined(separator: "\n")
+            }
         case .get(let key):
             // Not a literal, for the same reason as the call's envelope (VarlinkClient.call).
             var parameters: [String: JSONValue] = [:]
@@ -217,6 +228,11 @@ package enum CommandAction: Sendable, Hashable {
     }
 
     /// `model` as JSON, pretty-printed, with `--json` (`json`), else the text `render` makes.
+    /// What `show` without a module prints with `--json`: every module, as `ShowModule` replies with it.
+    struct ModulesShown: Encodable {
+        var modules: [ModuleViewModel]
+    }
+
     static func present<Model: Encodable>(
         _ json: Bool,
         _ model: Model,

@@ -77,6 +77,7 @@ package enum FastPathParser {
     private static func action(_ name: String, _ values: [String]) -> CommandAction? {
         switch (name, values.count) {
         case ("modules", 0): .modules
+        case ("show", 0): .show(module: nil)
         case ("show", 1): .show(module: values[0])
         case ("get", 1): .get(key: values[0])
         case ("set", 2): .set(key: values[0], value: values[1])

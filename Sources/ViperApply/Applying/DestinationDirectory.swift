@@ -131,10 +131,36 @@ final class DestinationDirectory {
     /// Renames `name` over `target` in it and fsyncs it, so that the change survives a crash.
     func rename(_ name: String, over target: String) throws(ApplyError) {
         guard renameat(self.descriptor, name, self.descriptor, target) == 0 else {
-            throw .file(path: self.path(of: target), operation: "replace", reason: SystemErrorText.describe(errno))
+            let code = errno
+            var reason = SystemErrorText.describe(code)
+            if code == ENOENT, self.status(of: name) == nil {
+                // The new file is gone, not the destination: someone removed it meanwhile.
+                reason = """
+                    the new file \(self.path(of: name)) was removed before it could be renamed into place (is \
+                    another viper-settings-apply writing the same files?)
+                    """
+            }
+            throw .file(path: self.path(of: target), operation: "replace", reason: reason)
         }
         try self.sync()
     }
+
+    /// Whether the applier's file `name` may be in use by another process: its writer holds a lock on it (see
+    /// ``TemporaryFile``), or it changed in the last minute (a writer that has not locked it yet). Such a file is not
+    /// a crash's leftover.
+    func mayBeInUse(_ name: String) -> Bool {
+        let descriptor = openat(self.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 { return errno == EWOULDBLOCK }
+        flock(descriptor, LOCK_UN)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return false }
+        return time(nil) - info.st_mtim.tv_sec < Self.recentSeconds
+    }
+
+    /// How recent a change makes a file of the applier's count as in use.
+    static let recentSeconds = 60
 
     /// Makes `link` a second name of the entry `name` (a regular file or a symbolic link, not what it points to): the
     /// same inode, with its owner, mode and other links. An entry called `link` is removed first.

@@ -7,7 +7,7 @@ import ViperPOSIX
 /// no check ever had, fsync, rename over the destination, fsync of the directory, the reload; a failed reload puts the
 /// previous entry back as it was (or removes the new file when there was none) and reloads again. A symbolic link at
 /// the destination is replaced, never followed; a FIFO, device or directory there is refused; a regular file over
-/// 16 MiB is not read, but replaced. Every step is made in the destination's directory as it was opened at the start
+/// 16 MiB is not read, but replaced, and a template that renders more fails its target. Every step is made in the destination's directory as it was opened at the start
 /// (``DestinationDirectory``; under a root, reached without following a link below it), so that a directory swapped
 /// for a symbolic link meanwhile cannot lead a write, a rename or a removal elsewhere.
 public struct FileApplier: Sendable {
@@ -36,6 +36,16 @@ public struct FileApplier: Sendable {
             skippedReload =
                 "\(reload.joined(separator: " ")) was not run: with --root \(target.root) the files are an image's,"
                 + " and a reload command acts on the running system (--run-reloads runs it)"
+        }
+        guard rendered.utf8.count <= DestinationFile.sizeLimit else {
+            // Not retried: the same values render the same bytes; a change applies the target again.
+            return ApplyOutcome(
+                result: .failed,
+                error: """
+                    the template renders \(rendered.utf8.count) bytes, more than the \(DestinationFile.sizeLimit >> 20) \
+                    MiB a destination may hold: nothing was written
+                    """
+            )
         }
         var outcome = await self.applyOnce(target, rendered: rendered, dryRun: dryRun)
         if outcome.result == .written { outcome.reloadSkipped = skippedReload }
@@ -126,7 +136,6 @@ public struct FileApplier: Sendable {
                 group: target.group,
                 mode: target.mode
             )
-            try temporary.close()
             do throws(ApplyError) {
                 if interrupted {
                     previous = FileIO.previousName(of: name)
@@ -134,12 +143,14 @@ public struct FileApplier: Sendable {
                     previous = FileIO.previousName(of: name)
                     try directory.link(name, as: FileIO.previousName(of: name))
                 }
+                // Renamed while open, so locked: no other applier takes it for a leftover.
                 try directory.rename(temporary.name, over: name)
             } catch {
-                directory.discard(temporary.name)
+                temporary.discard()
                 if let previous { directory.discard(previous) }
                 throw error
             }
+            try temporary.close()
         } catch {
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }

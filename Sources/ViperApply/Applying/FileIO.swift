@@ -76,15 +76,17 @@ enum FileIO {
     }
 
     /// Removes what a crash can leave beside the file `name` in `directory`: temporary files
-    /// (`.NAME.viper-apply.XXXXXX`) and, unless it is kept for a reload to finish, a kept previous entry
-    /// (`.NAME.viper-apply.previous`). Nothing without the marker is touched: `.NAME.backup` is an administrator's
-    /// file.
+    /// (`.NAME.viper-apply.XXXXXX`) that no one uses (another applier writing the same file holds its own locked,
+    /// see ``DestinationDirectory/mayBeInUse(_:)``) and, unless it is kept for a reload to finish, a kept previous
+    /// entry (`.NAME.viper-apply.previous`). Nothing without the marker is touched: `.NAME.backup` is an
+    /// administrator's file.
     static func removeLeftovers(of name: String, in directory: DestinationDirectory, keepingPrevious: Bool = false) {
         let prefix = Self.ownPrefix(of: name)
         for entry in directory.names() where entry.hasPrefix(prefix) {
             let suffix = entry.dropFirst(prefix.count)
             let temporary = suffix.count == 6 && suffix.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
             guard temporary || (suffix == "previous" && !keepingPrevious) else { continue }
+            if temporary && directory.mayBeInUse(entry) { continue }
             directory.discard(entry)
         }
     }
@@ -96,12 +98,13 @@ enum FileIO {
         }
         let name = Self.name(of: path)
         let file = try TemporaryFile.create(bytes, in: directory, beside: name, owner: nil, group: nil, mode: mode)
-        try file.close()
         do {
+            // Renamed while open, so locked: no other applier takes it for a leftover.
             try directory.rename(file.name, over: name)
         } catch {
-            directory.discard(file.name)
+            file.discard()
             throw error
         }
+        try file.close()
     }
 }

@@ -30,7 +30,19 @@ public enum LineDiff {
             for operation in hunk { out += "\(operation.kind)\(operation.text)\n" }
             index = end
         }
-        return out
+        return Self.bounded(out)
+    }
+
+    /// The most bytes of a diff shown: a dry run's reply holds one per target, and the journal one per write.
+    public static let sizeLimit = 64 << 10
+
+    /// `diff`, cut at its last line that ends within ``sizeLimit`` bytes, with a line saying how much was left out.
+    static func bounded(_ diff: String) -> String {
+        let bytes = Array(diff.utf8)
+        guard bytes.count > Self.sizeLimit else { return diff }
+        let end = bytes[..<Self.sizeLimit].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        return String(decoding: bytes[..<end], as: UTF8.self)
+            + "… \(bytes.count - end) more bytes of the diff not shown (at most \(Self.sizeLimit >> 10) KiB are)\n"
     }
 
     struct Operation {

@@ -43,6 +43,8 @@ struct TemporaryFile {
         guard descriptor >= 0 else {
             throw .file(path: directory.path, operation: "create a file in", reason: SystemErrorText.describe(errno))
         }
+        // Locked while it exists under this name: another applier writing the same files leaves it alone.
+        flock(descriptor, LOCK_EX)
         let file = TemporaryFile(directory: directory, name: temporary, descriptor: descriptor)
         var offset = 0
         while offset < bytes.count {

@@ -1,7 +1,9 @@
 /// Retrying a target whose apply failed in a way that can heal by itself (a full disk freed, a read-only file
 /// system remounted, a service whose reload failed that works again): after 1 s, doubling to 5 min, until it is
 /// applied, until a change applies it anyway, or until it fails in a way that cannot heal (a check that refuses the
-/// bytes). ``TargetRetryService`` waits out each delay.
+/// bytes). ``TargetRetryService`` waits out each delay. Only a retry that fails moves the next one further away: the
+/// applies changes make meanwhile leave it due when it was, so that the wait follows how long the target has been
+/// failing, not how often it changed.
 extension ApplyInteractor {
     /// A retry the Interactor asks for: the target, the number of the attempt, and how long to wait before it.
     public struct RetryRequest: Sendable, Equatable {
@@ -30,10 +32,19 @@ extension ApplyInteractor {
 
     /// After applying `target`: asks for a retry when `outcome` can heal by itself, forgets any retry otherwise.
     func scheduleRetry(of target: ApplyTarget, after outcome: ApplyOutcome) {
+        let wasRetry = self.retrying.remove(target.name) != nil
         guard outcome.retryable else {
             if self.retries.removeValue(forKey: target.name) != nil, outcome.succeeded {
                 self.logger.notice("\(target.destination) (target \(target.name)) applied again after its failure")
             }
+            return
+        }
+        if let pending = self.retries[target.name], !wasRetry {
+            // Applied by a change while a retry is pending: that retry still comes when it was due.
+            self.logger.debug(
+                "\(target.destination) (target \(target.name)) still fails; retry \(pending.attempt) stays due",
+                metadata: ["target": "\(target.name)", "retry": "\(pending.attempt)"]
+            )
             return
         }
         let attempt = (self.retries[target.name]?.attempt ?? 0) + 1
@@ -52,6 +63,7 @@ extension ApplyInteractor {
     public func retry(target name: String, attempt: Int) async {
         guard self.retries[name]?.attempt == attempt, self.hasTarget(name) else { return }
         self.logger.info("retrying target \(name) (retry \(attempt))", metadata: ["target": "\(name)"])
+        self.retrying.insert(name)
         self.markDirty(target: name)
         await self.applyDirtyWhenSettled()
     }

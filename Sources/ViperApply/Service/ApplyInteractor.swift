@@ -39,6 +39,8 @@ public actor ApplyInteractor {
     private var applying = false
     /// The targets whose last apply failed in a way that can heal by itself, and their next attempt.
     var retries: [String: PendingRetry] = [:]
+    /// Targets being applied because their retry was due: a failure of that apply schedules the next retry.
+    var retrying: Set<String> = []
     /// Each retry scheduled, for ``TargetRetryService`` to wait out and hand back to ``retry(target:attempt:)``.
     public nonisolated let retryRequests: AsyncStream<RetryRequest>
     let retryContinuation: AsyncStream<RetryRequest>.Continuation
