@@ -112,7 +112,10 @@ struct TargetRetryTests {
                 )
                 // The fault is gone: the retry due after 1 s writes the latest value.
                 unlink(directory + "/root/etc")
-                #expect(await Eventually.wait { clock.pendingSleeps == [.seconds(1), .seconds(1)] }, "both retries wait")
+                #expect(
+                    await Eventually.wait { clock.pendingSleeps == [.seconds(1), .seconds(1)] },
+                    "both retries wait"
+                )
                 clock.advance(by: .seconds(1))
                 #expect(await Eventually.wait { (try? Files.read(fixture.proxy)) == "host=i.example\n" })
                 #expect(await Eventually.wait { await Self.status(interactor, "proxy")?.retry == nil })
