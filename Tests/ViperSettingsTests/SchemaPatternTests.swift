@@ -214,3 +214,58 @@ struct SchemaPatternTests {
         #expect(!(try PatternProgram(network).matches(String(repeating: "1:", count: 32 << 10))))
     }
 }
+
+/// Templates put values into files verbatim: what keeps a value read by a bundled target from breaking out of the
+/// file's syntax (a `"` ending an apt string, a `;` or `$` in a file a shell sources) is its key's schema.
+@Suite("Bundled targets read only values that cannot break their files' syntax")
+struct BundledTargetValueTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func json(_ path: String) throws -> JSONValue {
+        try JSONValue(parsing: String(decoding: try Data(contentsOf: Self.root.appendingPathComponent(path)), as: UTF8.self))
+    }
+
+    @Test("every text a bundled target reads refuses quotes, backslashes, $, backquotes, ; and blanks")
+    func quotingCharactersRefused() throws {
+        var schemas: [String: ModuleSchema] = [:]
+        for file in try FileManager.default.contentsOfDirectory(atPath: Self.root.path + "/config/modules")
+        where file.hasSuffix(".json") {
+            let schema = try ModuleSchema(json: try Self.json("config/modules/" + file))
+            schemas[schema.name] = schema
+        }
+        var read: Set<String> = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: Self.root.path + "/config/apply.d")
+        where file.hasSuffix(".json") {
+            for key in try Self.json("config/apply.d/" + file)["reads"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+                read.insert(key)
+            }
+        }
+        var checked = 0
+        for schema in schemas.values {
+            for section in schema.sections {
+                for item in section.items {
+                    let key = "\(schema.name).\(section.id).\(item.id)"
+                    guard read.contains(where: { key == $0 || key.hasPrefix($0 + ".") }) else { continue }
+                    let text: String
+                    switch item.defaultValue {
+                    case .string(let value): text = value
+                    case .strings(let values): text = values.first ?? "a"
+                    default: continue
+                    }
+                    for bad in ["\"", "'", "\\", "$", "`", ";", " ", "\t"] {
+                        for value in [text + bad, bad + text, bad] {
+                            let setting: SettingValue =
+                                if case .strings = item.type { .strings([value]) } else { .string(value) }
+                            #expect(throws: (any Error).self, "\(key) accepts \(value.debugDescription)") {
+                                try item.type.checked(setting)
+                            }
+                        }
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 8, "the bundled targets read texts")
+    }
+}

@@ -190,7 +190,7 @@ def test_explain_tells_a_value_that_reads_like_no_value_from_no_value(daemon):
 
 @pytest.mark.parametrize(
     "args",
-    [["frobnicate"], ["get"], ["get", "a", "b"], ["set", PORT], ["--bogus", "get", PORT], ["show"]],
+    [["frobnicate"], ["get"], ["get", "a", "b"], ["set", PORT], ["--bogus", "get", PORT], ["show", "network", "extra"]],
 )
 def test_usage_errors_exit_2(daemon, args):
     result = check(daemon.ctl(*args), USAGE)

@@ -175,13 +175,27 @@ extension JSONFileRepository {
         let failed = records.count + queued.count
         let trace =
             entry.journalCut.map {
-                "the journal could not be cut back to \($0) bytes yet, the next write does that first"
+                "the journal could not be cut back to \($0) bytes yet, the next write does that first; a restart before it may bring them back"
             } ?? "nothing of them remains in the files"
         let message = """
             Storage failure of module \(module): \(error); \(failed) changes are not stored (\(trace)), the next \
             write tries again
             """
         self.logger.log(level: first ? .error : .debug, "\(message)", metadata: ["module": "\(module)"])
-        for record in records + queued { record.finish(.failure(error)) }
+        // Records of this batch that may still be in the journal (it could not be cut back: the disk refuses even
+        // that) are said to be uncertain, not simply failed: a restart before the next write of the module replays
+        // them.
+        let written =
+            pendingCut == nil
+            ? error
+            : StorageError(
+                """
+                \(error.message); the journal could not be cut back either, so a restart before the next successful \
+                write of module \(module) may bring this change back
+                """,
+                errno: error.errno
+            )
+        for record in records { record.finish(.failure(written)) }
+        for record in queued { record.finish(.failure(error)) }
     }
 }
