@@ -145,6 +145,23 @@ struct SettingsPresenterTests {
         #expect(model.winner == .mandatory)
     }
 
+    @Test("explain names a stored value the schema rejects now (ignored), with its layer and the reason")
+    func explainIgnored() async {
+        let state = ModuleState(revision: 3, local: ["proxy.port": .int(70000)], recommended: ["proxy.port": .int(8080)])
+        let presenter = SettingsPresenter(interactor: MockInteractor(state: state), dataManager: SettingsDataManager())
+        let view = MockView()
+        await presenter.handle(.explain(path: "proxy.port"), caller: Fixtures.bob, view: view)
+        guard case .success(.explain(let model)) = view.last else {
+            Issue.record("expected an explanation")
+            return
+        }
+        #expect(model.winner == .recommended && model.item.display == "8080")
+        #expect(model.ignored == ["local 70000: must be within 1..65535"], "\(String(describing: model.ignored))")
+        await presenter.handle(.explain(path: "proxy.mode"), caller: Fixtures.bob, view: view)
+        guard case .success(.explain(let other)) = view.last else { return }
+        #expect(other.ignored == nil)
+    }
+
     @Test("a failure of the Interactor reaches the View as the declared error, its facts put in words")
     func failure() async {
         let interactor = MockInteractor(failure: .keyLocked(key: "network.proxy.mode", layer: .mandatory))

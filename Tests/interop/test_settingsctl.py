@@ -198,7 +198,7 @@ def test_usage_errors_exit_2(daemon, args):
 
 
 @pytest.mark.parametrize(
-    "args", [["--json", "set", PORT], ["--json", "get"], ["get", PORT, "--bogus", "--json"], ["--json", "show"]]
+    "args", [["--json", "set", PORT], ["--json", "get"], ["get", PORT, "--bogus", "--json"], ["--json", "show", "network", "extra"]]
 )
 def test_usage_errors_with_json_are_one_json_object(daemon, args):
     result = check(daemon.ctl(*args), USAGE)

@@ -26,6 +26,9 @@ public struct ExplainViewModel: Sendable, Hashable, Codable {
     /// Why the schema rejected the fleet's value of this key in the last remote update (`must be within 1..65535
     /// (mandatory)`); the last known good value stays in force. Absent when none was rejected.
     public var rejected: [String]?
+    /// Values stored for this key that the schema does not accept now (a schema changed since), so ignored, each as
+    /// `LAYER VALUE: reason` (`local 500: must be within 0..100`). Absent when there is none.
+    public var ignored: [String]?
 
     public init(
         item: ItemViewModel,
@@ -33,7 +36,8 @@ public struct ExplainViewModel: Sendable, Hashable, Codable {
         winner: LayerName,
         revision: Int64,
         remoteRevision: String? = nil,
-        rejected: [String]? = nil
+        rejected: [String]? = nil,
+        ignored: [String]? = nil
     ) {
         self.item = item
         self.layers = layers
@@ -41,5 +45,6 @@ public struct ExplainViewModel: Sendable, Hashable, Codable {
         self.revision = revision
         self.remoteRevision = remoteRevision
         self.rejected = rejected
+        self.ignored = ignored
     }
 }

@@ -67,6 +67,14 @@ package enum ExplainRenderer {
                 style.apply(.warning, to: "fleet value rejected by the schema: \(TableFormatter.printable(reason))")
             )
         }
+        for value in model.ignored ?? [] {
+            lines.append(
+                style.apply(
+                    .warning,
+                    to: "stored value ignored, the schema rejects it: \(TableFormatter.printable(value))"
+                )
+            )
+        }
         lines.append("")
         let winner = "\(TableFormatter.printable(item.key)) is \(TableFormatter.printable(item.display))"
         lines.append(style.faint("\(Self.winnerMarker) wins: \(winner) (\(model.winner.rawValue))"))

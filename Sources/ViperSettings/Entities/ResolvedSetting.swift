@@ -11,6 +11,16 @@ public struct ResolvedSetting: Sendable, Hashable {
     public var layers: LayerValues
     /// The strongest layer holding a value.
     public var winner: Layer
+    /// Stored values of this key that the schema does not accept now (a schema changed since they were stored), so
+    /// ignored: weakest layer first. Usually empty.
+    public var ignored: [IgnoredValue] = []
+
+    /// A stored value the schema rejects, and why.
+    public struct IgnoredValue: Sendable, Hashable {
+        public var layer: Layer
+        public var value: SettingValue
+        public var reason: String
+    }
 
     /// The effective value.
     public var value: SettingValue { self.layers[self.winner]! }
@@ -29,10 +39,14 @@ public struct ResolvedSetting: Sendable, Hashable {
         var layers = LayerValues()
         layers[.default] = item.defaultValue
         var winner = Layer.default
+        var ignored: [IgnoredValue] = []
         func take(_ layer: Layer, from stored: [String: SettingValue]) {
-            if let value = stored[path], let valid = try? item.type.checked(value) {
-                layers[layer] = valid
+            guard let value = stored[path] else { return }
+            do {
+                layers[layer] = try item.type.checked(value)
                 winner = layer
+            } catch {
+                ignored.append(IgnoredValue(layer: layer, value: value, reason: error.reason))
             }
         }
         take(.recommended, from: state.recommended)
@@ -40,5 +54,6 @@ public struct ResolvedSetting: Sendable, Hashable {
         take(.mandatory, from: state.mandatory)
         self.layers = layers
         self.winner = winner
+        self.ignored = ignored
     }
 }

@@ -153,7 +153,12 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                     winner: setting.winner,
                     revision: revision,
                     remoteRevision: self.remoteRevision(),
-                    rejected: Self.rejections(of: setting.key.description, in: self.remoteRejections())
+                    rejected: Self.rejections(of: setting.key.description, in: self.remoteRejections()),
+                    ignored: setting.ignored.isEmpty
+                        ? nil
+                        : setting.ignored.map {
+                            "\($0.layer.rawValue) \(SettingsFormatter.display($0.value)): \($0.reason)"
+                        }
                 )
             )
         }
