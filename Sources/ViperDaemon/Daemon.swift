@@ -82,14 +82,18 @@ public struct Daemon: Sendable {
         let recorder = SyncStatusRecorder(source: self.configuration.remote)
         let remote = try RemoteSourceFactory.make(configuration: self.configuration, logger: logger)
         let source = remote?.source
+        // One bound for every module and sync: a client refused everywhere is still at most 20 entries a second.
+        let refusals = RefusalAuditLimiter()
         let builder = SettingsModuleBuilder(
             repository: repository,
             accounts: accounts,
             logger: logger,
             remoteRevision: { recorder.snapshot.revision },
-            remoteRejections: { recorder.snapshot.rejected }
+            remoteRejections: { recorder.snapshot.rejected },
+            refusals: refusals
         )
-        let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger).build(
+        let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger, refusals: refusals)
+            .build(
             source: source,
             recorder: recorder,
             schemas: { catalog.current },

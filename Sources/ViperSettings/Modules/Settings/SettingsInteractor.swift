@@ -7,6 +7,8 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     public let schema: ModuleSchema
     let repository: any SettingsRepository
     private let accounts: any AccountDirectory
+    /// Bounds the audit entries of refused writes, shared by every module.
+    private let refusals: RefusalAuditLimiter
     let logger: Logger
 
     /// Creates the Interactor of `schema`'s module.
@@ -14,11 +16,13 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         schema: ModuleSchema,
         repository: any SettingsRepository,
         accounts: any AccountDirectory,
+        refusals: RefusalAuditLimiter = RefusalAuditLimiter(),
         logger: Logger
     ) {
         self.schema = schema
         self.repository = repository
         self.accounts = accounts
+        self.refusals = refusals
         var logger = logger
         logger[metadataKey: "module"] = "\(schema.name)"
         self.logger = logger
@@ -151,22 +155,18 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         return found
     }
 
-    /// Lets root and the module's writers through; logs every denial as an audit entry at notice. `key` is `nil`
-    /// for the whole module.
+    /// Lets root and the module's writers through; logs each denial as an audit entry at notice (at most
+    /// ``RefusalAuditLimiter/burst`` a second for one uid). `key` is `nil` for the whole module.
     func authorize(_ caller: Caller, key: @autoclosure () -> String?, method: String) throws(SettingsFailure) {
         let writers = self.schema.writers
         if caller.mayWrite(writers, accounts: self.accounts) { return }
         let key = key()
-        var metadata: Logger.Metadata = [
-            "method": "\(method)",
-            "client_uid": "\(caller.uid)",
-            "client_pid": "\(caller.pid)",
-            "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
-        ]
-        if let key { metadata["key"] = "\(key)" }
-        self.logger.notice(
+        self.refusals.logRefusal(
+            of: caller,
+            method: method,
+            key: key,
             "permission denied: uid \(caller.uid) may not \(method.lowercased()) \(key ?? self.schema.name)",
-            metadata: metadata
+            to: self.logger
         )
         throw .permissionDenied(module: self.schema.name, uid: caller.uid, writers: writers)
     }

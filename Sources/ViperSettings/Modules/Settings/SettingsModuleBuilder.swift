@@ -7,16 +7,19 @@ public struct SettingsModuleBuilder: Sendable {
     private let logger: Logger
     private let remoteRevision: @Sendable () -> String?
     private let remoteRejections: @Sendable () -> [String]
+    private let refusals: RefusalAuditLimiter
 
-    /// Creates a builder that gives every module the same repository, account directory, logger and view of the
-    /// remote revision in force.
+    /// Creates a builder that gives every module the same repository, account directory, logger, view of the
+    /// remote revision in force, and bound on the audit entries of refused writes.
     public init(
         repository: any SettingsRepository,
         accounts: any AccountDirectory,
         logger: Logger,
         remoteRevision: @escaping @Sendable () -> String? = { nil },
-        remoteRejections: @escaping @Sendable () -> [String] = { [] }
+        remoteRejections: @escaping @Sendable () -> [String] = { [] },
+        refusals: RefusalAuditLimiter = RefusalAuditLimiter()
     ) {
+        self.refusals = refusals
         self.repository = repository
         self.accounts = accounts
         self.logger = logger
@@ -66,17 +69,18 @@ public struct SettingsModuleBuilder: Sendable {
     }
 
     private func interactor(_ schema: ModuleSchema) -> SettingsInteractor {
-        SettingsInteractor(schema: schema, repository: self.repository, accounts: self.accounts, logger: self.logger)
+        SettingsInteractor(
+            schema: schema,
+            repository: self.repository,
+            accounts: self.accounts,
+            refusals: self.refusals,
+            logger: self.logger
+        )
     }
 
     /// Builds the module described by `schema` and returns its Presenter.
     public func build(schema: ModuleSchema) -> any SettingsPresenterProtocol {
-        let interactor = SettingsInteractor(
-            schema: schema,
-            repository: self.repository,
-            accounts: self.accounts,
-            logger: self.logger
-        )
+        let interactor = self.interactor(schema)
         return SettingsPresenter(
             interactor: interactor,
             dataManager: SettingsDataManager(),

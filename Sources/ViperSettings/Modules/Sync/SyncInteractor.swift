@@ -29,6 +29,8 @@ public final class SyncInteractor: SyncInteractorProtocol {
     let applying = SerialGate()
     private let source: (any RemoteSource)?
     private let accounts: any AccountDirectory
+    /// Bounds the audit entries of refused syncs, shared with the Settings modules.
+    private let refusals: RefusalAuditLimiter
     private let minimumInterval: Duration
     private let elapsed: @Sendable () -> Duration
     private let coalescing = Mutex(Coalescing())
@@ -52,8 +54,10 @@ public final class SyncInteractor: SyncInteractorProtocol {
         accounts: any AccountDirectory,
         minimumInterval: Duration = .seconds(1),
         clock: some Clock<Duration> = ContinuousClock(),
+        refusals: RefusalAuditLimiter = RefusalAuditLimiter(),
         logger: Logger
     ) {
+        self.refusals = refusals
         self.source = source
         self.recorder = recorder
         self.schemas = schemas
@@ -165,18 +169,11 @@ public final class SyncInteractor: SyncInteractorProtocol {
         return self.changes.withLock { $0.keys }.filter { $0.0 > mark && seen.insert($0.1).inserted }.map(\.1)
     }
 
-    /// Lets root and the writers of any module through; logs every denial as an audit entry at notice.
+    /// Lets root and the writers of any module through; logs each denial as an audit entry at notice (at most
+    /// ``RefusalAuditLimiter/burst`` a second for one uid).
     private func authorize(_ caller: Caller) throws(SettingsFailure) {
         if self.schemas().contains(where: { caller.mayWrite($0.writers, accounts: self.accounts) }) { return }
-        self.logger.notice(
-            "permission denied: uid \(caller.uid) may not sync",
-            metadata: [
-                "method": "Sync",
-                "client_uid": "\(caller.uid)",
-                "client_pid": "\(caller.pid)",
-                "client_gids": "\(caller.allGroups.map(String.init).joined(separator: ","))",
-            ]
-        )
+        self.refusals.logRefusal(of: caller, method: "Sync", "permission denied: uid \(caller.uid) may not sync", to: self.logger)
         throw .syncDenied(uid: caller.uid)
     }
 

@@ -12,13 +12,20 @@ public struct SyncModuleBuilder: Sendable {
     private let repository: any SettingsRepository
     private let accounts: any AccountDirectory
     private let logger: Logger
+    private let refusals: RefusalAuditLimiter
 
     /// Creates a builder over the repository that stores the remote layers, the account directory for `writers`,
-    /// and the logger.
-    public init(repository: any SettingsRepository, accounts: any AccountDirectory, logger: Logger) {
+    /// the logger, and the bound on the audit entries of refused syncs (shared with the Settings modules).
+    public init(
+        repository: any SettingsRepository,
+        accounts: any AccountDirectory,
+        logger: Logger,
+        refusals: RefusalAuditLimiter = RefusalAuditLimiter()
+    ) {
         self.repository = repository
         self.accounts = accounts
         self.logger = logger
+        self.refusals = refusals
     }
 
     /// Builds the module.
@@ -46,6 +53,7 @@ public struct SyncModuleBuilder: Sendable {
             accounts: self.accounts,
             minimumInterval: minimumInterval,
             clock: ContinuousClock(),
+            refusals: self.refusals,
             logger: self.logger
         )
         return Module(
