@@ -94,13 +94,13 @@ public struct Daemon: Sendable {
         )
         let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger, refusals: refusals)
             .build(
-            source: source,
-            recorder: recorder,
-            schemas: { catalog.current },
-            minimumInterval: self.configuration.syncMinimumInterval,
-            version: ViperSettingsVersion.current,
-            now: { WallClock.system.now() }
-        )
+                source: source,
+                recorder: recorder,
+                schemas: { catalog.current },
+                minimumInterval: self.configuration.syncMinimumInterval,
+                version: ViperSettingsVersion.current,
+                now: { WallClock.system.now() }
+            )
         if source == nil {
             // Remote sync off: no source's values are in force, nor its revision.
             await sync.interactor.dropCachedValues()

@@ -2,6 +2,7 @@ import Logging
 import SettingsAPI
 import Testing
 import ViperSettings
+import ViperTestSupport
 
 @Suite("A schema change recorded as a change of its module")
 struct SchemaAdoptTests {
@@ -24,6 +25,29 @@ struct SchemaAdoptTests {
         #expect(first.history.record(at: 1)?.changes.map(\.new) == [.int(3200)])
         #expect(await interactor.adopt(previous: Fixtures.network), "nothing left to tell counts as told")
         #expect(try await self.repository.state(of: "network").revision == 1, "told once")
+    }
+
+    @Test("each value a schema reload changes is an audit entry (SOURCE=schema); a layer change alone says so")
+    func audited() async throws {
+        let log = LogRecorder()
+        let interactor = SettingsInteractor(
+            schema: try Self.reloaded,
+            repository: self.repository,
+            accounts: FakeAccounts(),
+            logger: log.logger
+        )
+        #expect(await interactor.adopt(previous: Fixtures.network))
+        let entry = try #require(log.entries.first { $0.metadata["source"] == "schema" })
+        #expect(
+            entry.level == .notice && entry.message == "network.proxy.port changed from 3128 to 3200 by a schema reload"
+        )
+        #expect(entry.metadata["old_value"] == "3128" && entry.metadata["new_value"] == "3200")
+        // A local value equal to the value in force: the same value, now from the local layer.
+        _ = try await interactor.set(path: "proxy.port", input: .text("3200"), caller: Fixtures.root)
+        #expect(
+            log.messages(at: .notice).last
+                == "network.proxy.port is still 3200, now from the local layer (it was from the default layer)"
+        )
     }
 
     @Test("a change after the schema's is not taken for it: the schema change compared again is recorded again")

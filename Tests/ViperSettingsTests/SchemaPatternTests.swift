@@ -223,7 +223,9 @@ struct BundledTargetValueTests {
         .deletingLastPathComponent()
 
     static func json(_ path: String) throws -> JSONValue {
-        try JSONValue(parsing: String(decoding: try Data(contentsOf: Self.root.appendingPathComponent(path)), as: UTF8.self))
+        try JSONValue(
+            parsing: String(decoding: try Data(contentsOf: Self.root.appendingPathComponent(path)), as: UTF8.self)
+        )
     }
 
     @Test("every text a bundled target reads refuses quotes, backslashes, $, backquotes, ; and blanks")

@@ -147,7 +147,11 @@ struct SettingsPresenterTests {
 
     @Test("explain names a stored value the schema rejects now (ignored), with its layer and the reason")
     func explainIgnored() async {
-        let state = ModuleState(revision: 3, local: ["proxy.port": .int(70000)], recommended: ["proxy.port": .int(8080)])
+        let state = ModuleState(
+            revision: 3,
+            local: ["proxy.port": .int(70000)],
+            recommended: ["proxy.port": .int(8080)]
+        )
         let presenter = SettingsPresenter(interactor: MockInteractor(state: state), dataManager: SettingsDataManager())
         let view = MockView()
         await presenter.handle(.explain(path: "proxy.port"), caller: Fixtures.bob, view: view)

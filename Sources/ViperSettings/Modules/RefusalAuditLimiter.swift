@@ -54,7 +54,8 @@ public final class RefusalAuditLimiter: Sendable {
     /// Logs the refusal of `caller` at notice as an audit entry (`message`, and `method` with the caller's uid, pid
     /// and groups as metadata), unless its uid was refused ``burst`` times in this second already; the entry says how
     /// many were left out before it (`SUPPRESSED`).
-    public func logRefusal(of caller: Caller, method: String, key: String? = nil, _ message: String, to logger: Logger) {
+    public func logRefusal(of caller: Caller, method: String, key: String? = nil, _ message: String, to logger: Logger)
+    {
         guard let suppressed = self.admit(uid: caller.uid) else { return }
         var metadata: Logger.Metadata = [
             "method": "\(method)",
@@ -66,7 +67,8 @@ public final class RefusalAuditLimiter: Sendable {
         var text = message
         if suppressed > 0 {
             metadata["suppressed"] = "\(suppressed)"
-            text += " (and \(suppressed) refusals of uid \(caller.uid) before this one, not logged: at most \(Self.burst) a second are)"
+            text +=
+                " (and \(suppressed) refusals of uid \(caller.uid) before this one, not logged: at most \(Self.burst) a second are)"
         }
         logger.notice("\(text)", metadata: metadata)
     }

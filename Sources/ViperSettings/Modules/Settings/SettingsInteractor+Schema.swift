@@ -1,3 +1,5 @@
+import Logging
+
 /// A reload of the module's schema: effective values it changed become one change of the module, so that watchers
 /// see them like any other.
 extension SettingsInteractor {
@@ -17,7 +19,7 @@ extension SettingsInteractor {
         guard previous != schema else { return true }
         var recorded = true
         do {
-            _ = try await self.repository.update(module: schema.name) { state in
+            let (before, after) = try await self.repository.update(module: schema.name) { state in
                 let changes = Self.changes(from: previous, to: schema, state: state)
                 guard !changes.isEmpty else { return nil }
                 if let newest = state.history.record(at: state.revision), newest.cause == .schema,
@@ -30,6 +32,9 @@ extension SettingsInteractor {
                     revision: revision,
                     record: ChangeRecord(revision: revision, cause: .schema, changes: changes)
                 )
+            }
+            if after.revision > before.revision, let record = after.history.record(at: after.revision) {
+                self.auditSchemaChanges(record.changes)
             }
         } catch {
             recorded = false
@@ -50,6 +55,28 @@ extension SettingsInteractor {
             )
         }
         return recorded
+    }
+
+    /// Audits the effective values a schema reload changed, one entry each at notice (`SOURCE=schema`, no client).
+    func auditSchemaChanges(_ changes: [SettingChange]) {
+        guard self.logger.logLevel <= .notice else { return }
+        for change in changes {
+            let key = "\(self.schema.name).\(change.path)"
+            let old = change.old.map { $0.logText() }
+            let new = change.new.map { $0.logText() }
+            let message =
+                switch (old, new) {
+                case (let old?, let new?): "\(key) changed from \(old) to \(new) by a schema reload"
+                case (nil, let new?): "\(key) added by a schema reload, with \(new)"
+                case (let old?, nil): "\(key) removed by a schema reload (it was \(old))"
+                case (nil, nil): "\(key) changed by a schema reload"
+                }
+            var metadata: Logger.Metadata = ["key": "\(key)", "source": "schema"]
+            if let old { metadata["old_value"] = "\(old)" }
+            if let new { metadata["new_value"] = "\(new)" }
+            if let layer = change.layer { metadata["layer"] = "\(layer.rawValue)" }
+            self.logger.notice("\(message)", metadata: metadata)
+        }
     }
 
     /// Makes the module's watchers start over from its current values, when the schema it was served with before is

@@ -250,12 +250,18 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         for (before, after) in changes {
             let old = before.value.logText()
             let new = after.value.logText()
+            // The same value from another layer (a local value equal to the default set, or removed): say so.
+            let message =
+                old == new
+                ? "\(after.key) is still \(new), now from the \(after.winner.rawValue) layer (it was from the \(before.winner.rawValue) layer)"
+                : "\(after.key) changed from \(old) to \(new)"
             self.logger.notice(
-                "\(after.key) changed from \(old) to \(new)",
+                "\(message)",
                 metadata: [
                     "key": "\(after.key)",
                     "old_value": "\(old)",
                     "new_value": "\(new)",
+                    "old_layer": "\(before.winner.rawValue)",
                     "layer": "\(after.winner.rawValue)",
                     "client_uid": "\(caller.uid)",
                     "client_pid": "\(caller.pid)",

@@ -173,7 +173,12 @@ public final class SyncInteractor: SyncInteractorProtocol {
     /// ``RefusalAuditLimiter/burst`` a second for one uid).
     private func authorize(_ caller: Caller) throws(SettingsFailure) {
         if self.schemas().contains(where: { caller.mayWrite($0.writers, accounts: self.accounts) }) { return }
-        self.refusals.logRefusal(of: caller, method: "Sync", "permission denied: uid \(caller.uid) may not sync", to: self.logger)
+        self.refusals.logRefusal(
+            of: caller,
+            method: "Sync",
+            "permission denied: uid \(caller.uid) may not sync",
+            to: self.logger
+        )
         throw .syncDenied(uid: caller.uid)
     }
 
