@@ -166,8 +166,11 @@ struct EtcdGatewayClient: Sendable {
     private static func events(in result: JSONValue) throws -> [Event] {
         var batch: [Event] = []
         for event in result["events"]?.arrayValue ?? [] {
-            guard let kv = event["kv"], let key = kv["key"]?.stringValue.flatMap(EtcdBase64.decode) else {
+            guard let kv = event["kv"], let encoded = kv["key"]?.stringValue else {
                 throw RemoteSyncError.attempt("watch: an event has no key")
+            }
+            guard let key = EtcdBase64.decode(encoded) else {
+                throw RemoteSyncError.attempt("watch: an event's key is not base64")
             }
             let revision = Self.int64(kv["mod_revision"]) ?? 0
             switch event["type"]?.stringValue ?? "PUT" {
