@@ -1,9 +1,18 @@
 import Logging
 import ViperSettings
 
-/// Group commit: the first waiting caller leads a batch of every queued record, one append and one sync per journal
-/// (and one replacement per remote file), then hands the lead on. No background task.
+/// Group commit: the records queued while a batch is written make the next batch, started as soon as the one before
+/// is done (before its callers are answered), and led by the caller of its oldest record: that caller takes its
+/// outcome, then hands the lead on. One append and one sync per journal (and one replacement per remote file) per
+/// batch. No background task.
 extension JSONFileRepository {
+    /// A batch being written on the thread pool: its records by module, in order, and the pool's work.
+    struct InFlightBatch {
+        var modules: [String]
+        var writes: [String: [PendingWrite]]
+        var job: PoolJob<[JournalWriter.Outcome]>
+    }
+
     /// Queues a record and returns once it is durable, leading batches when it is this caller's turn.
     func commit(_ write: PendingWrite) async throws(StorageError) {
         self.queue.append(write)
@@ -11,28 +20,30 @@ extension JSONFileRepository {
             await write.wait()
         } else {
             self.committing = true
+            self.inFlight = self.startBatch()
         }
         if write.outcome == nil {
-            // This caller leads: its record is in the queue, so the batch holds it.
-            await self.commitBatch()
+            // This caller leads: the batch in flight holds its record.
+            await self.finishBatch()
         }
         try write.outcome!.get()
     }
 
-    /// Hands the journals to a waiting ``close()``, else to the caller of the oldest queued record, else frees them.
+    /// Hands the journals to a waiting ``close()``, else starts the next batch with every queued record and makes the
+    /// caller of its oldest one the leader, else frees them.
     func passOn() {
         if !self.closeWaiters.isEmpty {
             self.closeWaiters.removeFirst().resume()
         } else if let next = self.queue.first {
+            self.inFlight = self.startBatch()
             next.lead()
         } else {
             self.committing = false
         }
     }
 
-    /// Writes every queued record, one append and one sync per journal, hands the lead on, then finishes the
-    /// records: the next batch is on its way to the thread pool before the callers of this one are answered.
-    func commitBatch() async {
+    /// Takes every queued record and starts writing them on the thread pool: one append and one sync per journal.
+    func startBatch() -> InFlightBatch {
         let batch = self.queue
         self.queue.removeAll()
         var modules: [String] = []
@@ -65,18 +76,28 @@ extension JSONFileRepository {
         }
         let writer = self.writer
         let stateLock = self.stateLock
+        let job = PoolJob<[JournalWriter.Outcome]>(on: self.threadPool) { [appends] in
+            // Nothing is written in a directory this daemon does not hold: another one may be writing it.
+            if let failure = stateLock?.heldOrTaken() {
+                return appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
+            }
+            return writer.write(appends)
+        }
+        return InFlightBatch(modules: modules, writes: writes, job: job)
+    }
+
+    /// Waits for the batch in flight, records its outcome, starts the next batch (see ``passOn()``), then finishes
+    /// the records: the next batch is on its way to the thread pool before the callers of this one are answered.
+    func finishBatch() async {
+        let batch = self.inFlight!
+        self.inFlight = nil
+        let (modules, writes) = (batch.modules, batch.writes)
         let outcomes: [JournalWriter.Outcome]
         do {
-            outcomes = try await self.threadPool.runIgnoringCancellation { [appends] in
-                // Nothing is written in a directory this daemon does not hold: another one may be writing it.
-                if let failure = stateLock?.heldOrTaken() {
-                    return appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
-                }
-                return writer.write(appends)
-            }
+            outcomes = try await batch.job.value()
         } catch {
             let failure = StorageError("cannot write the journals: the storage thread pool is not running (\(error))")
-            outcomes = appends.map { .init(module: $0.module, descriptor: $0.descriptor, error: failure) }
+            outcomes = modules.map { .init(module: $0, descriptor: self.descriptors[$0], error: failure) }
         }
         var durable: [(module: String, records: [PendingWrite])] = []
         for outcome in outcomes {

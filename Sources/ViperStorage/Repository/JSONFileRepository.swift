@@ -22,10 +22,11 @@ public import ViperSettings
 ///   once its line is written and `fdatasync`ed (and the directory fsynced when the journal was just created).
 ///   When a journal holds more than `compactAfterRecords` records or `compactAfterBytes` bytes, the module is compacted: the snapshot is
 ///   rewritten (temporary file, fsync, rename, directory fsync), then the journal is emptied and fsynced.
-/// - **Group commit**: concurrent updates, of one module or several, share syncs. The first waiting caller leads a
-///   batch: it takes every queued record, writes and syncs them on the thread pool (one `fdatasync` per journal),
-///   wakes the callers of the batch, and hands the lead to the next waiting caller, if any. There is no background
-///   task. The in-memory state is updated in order when a record is queued, so the next `decide` sees it; readers
+/// - **Group commit**: concurrent updates, of one module or several, share syncs. Every record queued while a batch
+///   is written goes into the next batch, written and synced on the thread pool (one `fdatasync` per journal) as
+///   soon as the batch before is done, before the callers of that one are answered; the caller of its oldest record
+///   leads it: takes its outcome, starts the next, and wakes its callers. There is no background task. The
+///   in-memory state is updated in order when a record is queued, so the next `decide` sees it; readers
 ///   (``state(of:)``) see only durable states.
 /// - **Failures**: when a batch cannot be made durable, its callers get a ``StorageError`` naming the file and the
 ///   `errno` text, and nothing of the batch is left for a restart to replay: the journal is cut back to its size
@@ -66,6 +67,8 @@ public actor JSONFileRepository: SettingsRepository {
     var queue: [PendingWrite] = []
     /// Whether a caller is committing a batch (or compacting for ``close()``); the journals are its alone.
     var committing = false
+    /// The batch being written on the thread pool, for its leader to finish.
+    var inFlight: InFlightBatch?
     /// Callers of ``close()`` waiting for the journals.
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
