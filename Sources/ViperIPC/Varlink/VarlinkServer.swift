@@ -21,17 +21,17 @@ import ViperSettings
 /// try await server.waitUntilListening()
 /// ```
 public final class VarlinkServer: Service, Sendable {
-    private let configuration: VarlinkServerConfiguration
-    private let interfaces: [String: any VarlinkInterface]
-    private let eventLoopGroup: any EventLoopGroup
-    private let logger: Logger
-    private let readiness = VarlinkServerReadiness()
+    let configuration: VarlinkServerConfiguration
+    let interfaces: [String: any VarlinkInterface]
+    let eventLoopGroup: any EventLoopGroup
+    let logger: Logger
+    let readiness = VarlinkServerReadiness()
     private let limiter: VarlinkConnectionLimiter
     private let logLimiter = VarlinkLogLimiter()
     /// Gives the memory connections freed back to the system, a moment after they end.
     private let heapTrim = HeapTrimScheduler()
     /// Replies made on the spot, kept by the bytes of their calls for every connection.
-    private let immediateReplies = VarlinkImmediateReplyCache()
+    let immediateReplies = VarlinkImmediateReplyCache()
 
     /// Creates a server; it listens once ``run()`` is called.
     ///
@@ -113,75 +113,11 @@ public final class VarlinkServer: Service, Sendable {
         self.logger.info("Varlink server stopped", metadata: ["endpoint": "\(self.endpointDescription)"])
     }
 
-    private var endpointDescription: String {
+    var endpointDescription: String {
         switch self.configuration.endpoint {
         case .path(let path): path
         case .listeningDescriptor(let descriptor): "fd \(descriptor)"
         case .connectedDescriptor(let descriptor): "connected fd \(descriptor)"
-        }
-    }
-
-    /// Serves the one client whose connected socket was handed over, with the limits and calls of any other, then
-    /// returns once it closes (or, on graceful shutdown, once its call in progress is answered).
-    private func serveHandedOver(_ descriptor: Int32) async throws {
-        let loop = self.eventLoopGroup.next()
-        let accepted: AcceptedConnection
-        do {
-            accepted = try await ClientBootstrap(group: loop)
-                .channelOption(.allowRemoteHalfClosure, value: true)
-                .channelOption(.recvAllocator, value: Self.receiveAllocator)
-                .withConnectedSocket(descriptor, channelInitializer: self.connectionInitializer())
-        } catch {
-            self.logger.error(
-                "Varlink server cannot serve the connected socket it was handed",
-                metadata: ["endpoint": "\(self.endpointDescription)", "error": "\(error)"]
-            )
-            throw error
-        }
-        self.logger.info("Varlink server serving one client", metadata: ["endpoint": "\(self.endpointDescription)"])
-        self.readiness.markListening()
-        await withTaskExecutorPreference(EventLoopTaskExecutor(eventLoop: loop)) {
-            await self.serveConnection(accepted)
-        }
-        self.logger.info(
-            "Varlink server stopped: its client left",
-            metadata: ["endpoint": "\(self.endpointDescription)"]
-        )
-    }
-
-    /// Calls are small: connections start reading into 1 KiB (NIO's default is 2 KiB, growing to 64 KiB), so that
-    /// many idle connections (watchers) cost less; a large message still grows the buffer.
-    private static let receiveAllocator = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1024, maximum: 65_536)
-
-    /// Sets up a connection's pipeline and reads its peer's credentials.
-    private func connectionInitializer() -> @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> {
-        let maximumMessageSize = self.configuration.maximumMessageSize
-        let interfaces = self.interfaces
-        let immediateReplies = self.immediateReplies
-        return { channel in
-            // The peer's credentials are read here, on the channel's event loop, where that needs no thread hop
-            // (from the connection's task it costs two thread switches, a large share of a short call).
-            PeerCredentialsReader.read(from: channel)
-                .map { Result<Caller, any Error>.success($0) }
-                .recover { .failure($0) }
-                .flatMapThrowing { peer in
-                    let decoder = VarlinkFrameDecoder(maximumMessageSize: maximumMessageSize)
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
-                    // Calls answered on the spot (a Get of a loaded module), once the connection is accepted.
-                    let immediate = VarlinkImmediateReplyControl()
-                    try channel.pipeline.syncOperations.addHandler(
-                        VarlinkImmediateReplyHandler(
-                            interfaces: interfaces,
-                            control: immediate,
-                            cache: immediateReplies
-                        )
-                    )
-                    // Closed on deinit: a connection NIO accepts while the listener closes is dropped without
-                    // ever reaching the accept loop.
-                    let connection = VarlinkConnectionChannel(channel: channel)
-                    try channel.pipeline.syncOperations.addHandler(connection.handler())
-                    return AcceptedConnection(channel: connection, peer: peer, immediateReplies: immediate)
-                }
         }
     }
 
@@ -248,7 +184,7 @@ public final class VarlinkServer: Service, Sendable {
     }
 
     /// Checks the limits for a new connection, then serves it.
-    private func serveConnection(_ accepted: AcceptedConnection) async {
+    func serveConnection(_ accepted: AcceptedConnection) async {
         let channel = accepted.channel
         let peer: Caller
         do {
