@@ -289,9 +289,26 @@ public struct Daemon: Sendable {
     /// `Accept=yes`): it is served, then the daemon stops.
     private func serverConfiguration() throws -> VarlinkServerConfiguration {
         let passed = SocketActivation.listeningDescriptors()
-        let listening = passed.filter { SocketActivation.isListening($0.fd) }
+        let listening = passed.filter { SocketActivation.isListeningUnixStream($0.fd) }
         let connected = listening.isEmpty ? passed.first { SocketActivation.isConnectedStream($0.fd) } : nil
         let activated = listening.first { $0.name == "varlink" } ?? listening.first
+        let served = activated?.fd ?? connected?.fd
+        if served == nil, let first = passed.first {
+            // Binding the configured path instead would leave the client of the descriptor passed waiting for ever.
+            throw ConfigurationError(
+                """
+                systemd passed fd \(first.fd) (\(first.name)), \(SocketActivation.describe(first.fd)): viper-settingsd \
+                serves a listening Unix stream socket (ListenStream= with a path, Accept=no) or one connected client \
+                of one; callers are told apart by their credentials, which only Unix sockets carry
+                """
+            )
+        }
+        for other in passed where other.fd != served {
+            self.logger.warning(
+                "systemd passed fd \(other.fd) (\(other.name)), \(SocketActivation.describe(other.fd)), which is not served",
+                metadata: ["fd_name": "\(other.name)"]
+            )
+        }
         if let activated {
             self.logger.info("using the socket passed by systemd", metadata: ["fd_name": "\(activated.name)"])
         } else if let connected {

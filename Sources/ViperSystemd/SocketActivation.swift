@@ -49,7 +49,7 @@ public enum SocketActivation {
     @discardableResult
     public static func closePendingConnections() -> Int {
         var closed = 0
-        for (fd, _) in self.listeningDescriptors() where self.isListening(fd) {
+        for (fd, _) in self.listeningDescriptors() where self.isListeningUnixStream(fd) {
             while true {
                 // Only what is waiting now: a blocking accept would wait for the next client.
                 var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -66,15 +66,20 @@ public enum SocketActivation {
         return closed
     }
 
-    /// Whether `fd` is a connected stream socket (not listening): what a socket unit with `Accept=yes` passes, one
-    /// per connection.
+    /// Whether `fd` is a connected Unix stream socket (not listening, with a peer): what `exec:`-style activation
+    /// and a socket unit with `Accept=yes` pass, one per connection.
     public static func isConnectedStream(_ fd: Int32) -> Bool {
-        var type: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue) else {
-            return false
+        guard self.isUnixStream(fd), !self.isListening(fd) else { return false }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
         }
-        return !self.isListening(fd)
+    }
+
+    /// Whether `fd` is a Unix stream socket in the listening state (`SO_ACCEPTCONN`).
+    public static func isListeningUnixStream(_ fd: Int32) -> Bool {
+        self.isUnixStream(fd) && self.isListening(fd)
     }
 
     /// Whether `fd` is a socket in the listening state (`SO_ACCEPTCONN`), not a connected socket or a non-socket.
@@ -85,5 +90,51 @@ public enum SocketActivation {
             return false
         }
         return accepting != 0
+    }
+
+    /// Whether `fd` is a stream socket of the Unix family: the only kind whose callers the daemon can tell apart
+    /// (`SO_PEERCRED`).
+    static func isUnixStream(_ fd: Int32) -> Bool {
+        self.socketType(fd) == Int32(SOCK_STREAM.rawValue) && self.family(fd) == sa_family_t(AF_UNIX)
+    }
+
+    /// What `fd` is, in words, for a message about a descriptor that cannot be served: `a datagram socket`, `a TCP/IP
+    /// socket`, `a Unix stream socket that is neither listening nor connected`, `a pipe`, `a regular file`…
+    public static func describe(_ fd: Int32) -> String {
+        guard let type = self.socketType(fd) else {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { return "not an open descriptor" }
+            switch info.st_mode & S_IFMT {
+            case S_IFIFO: return "a pipe"
+            case S_IFREG: return "a regular file"
+            case S_IFCHR: return "a character device"
+            case S_IFDIR: return "a directory"
+            default: return "not a socket"
+            }
+        }
+        let family = self.family(fd)
+        if family == sa_family_t(AF_INET) || family == sa_family_t(AF_INET6) { return "a TCP/IP socket" }
+        if family != sa_family_t(AF_UNIX) { return "a socket of another family than Unix" }
+        switch type {
+        case Int32(SOCK_DGRAM.rawValue): return "a Unix datagram socket"
+        case Int32(SOCK_SEQPACKET.rawValue): return "a Unix seqpacket socket"
+        case Int32(SOCK_STREAM.rawValue): return "a Unix stream socket that is neither listening nor connected"
+        default: return "a Unix socket of another type"
+        }
+    }
+
+    private static func socketType(_ fd: Int32) -> Int32? {
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0 ? type : nil
+    }
+
+    private static func family(_ fd: Int32) -> sa_family_t? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        return named ? address.ss_family : nil
     }
 }

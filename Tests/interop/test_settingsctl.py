@@ -86,8 +86,12 @@ def test_show_without_a_module_shows_every_module(daemon):
     assert [module["module"] for module in shown["modules"]] == names
     assert shown["modules"][names.index("network")] == json.loads(check(daemon.ctl("--json", "show", "network"), OK).stdout)
     output = check(daemon.ctl("show"), OK).stdout
+    legend = None
     for name in names:
-        assert check(daemon.ctl("show", name), OK).stdout in output
+        body, _, legend = check(daemon.ctl("show", name), OK).stdout.rstrip("\n").rpartition("\n\n")
+        assert body + "\n\n" in output, name
+    # The legend of the markers once, at the end.
+    assert output.count(legend) == 1 and output.rstrip("\n").endswith(legend), output
 
 
 def test_explain(daemon):

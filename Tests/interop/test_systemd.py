@@ -229,6 +229,49 @@ def test_exec_style_activation_serves_the_one_client_handed_over_then_exits(tmp_
         daemon.stop_and_check()
 
 
+@pytest.mark.parametrize(
+    "kind, said",
+    [
+        ("unconnected", "a Unix stream socket that is neither listening nor connected"),
+        ("datagram", "a Unix datagram socket"),
+        ("tcp", "a TCP/IP socket"),
+        ("pipe", "a pipe"),
+    ],
+)
+def test_a_descriptor_passed_that_cannot_be_served_is_a_usage_error_naming_it(tmp_path, kind, said):
+    keep = []
+    if kind == "unconnected":
+        handed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    elif kind == "datagram":
+        handed, other = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        keep.append(other)
+    elif kind == "tcp":
+        handed = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        handed.bind(("127.0.0.1", 0))
+        handed.listen()
+    else:
+        reader, writer = os.pipe()
+        handed = os.fdopen(reader, "rb")
+        keep.append(os.fdopen(writer, "wb"))
+    try:
+        result = subprocess.run(
+            [
+                "/bin/sh", "-c", 'export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=varlink; exec "$@" 3<&0 0</dev/null', "sh",
+                support.executable("viper-settingsd"), "--config", str(support.CONFIG_FILE),
+                "--state-dir", str(tmp_path / "state"), "--socket", str(tmp_path / "configured.sock"),
+            ],
+            stdin=handed.fileno(), capture_output=True, text=True, timeout=support.START_DEADLINE,
+        )
+    finally:
+        handed.close()
+        for item in keep:
+            item.close()
+    # Refused at once (it used to crash on an unconnected socket, or bind its path and leave the client waiting).
+    assert result.returncode == 2, result
+    assert f"systemd passed fd 3 (varlink), {said}" in result.stderr, result.stderr
+    assert not (tmp_path / "configured.sock").exists()
+
+
 NAMESPACE_SCRIPT = r"""
 set -eu
 root="$1"; daemon="$2"; ctl="$3"; config="$4"

@@ -37,11 +37,14 @@ package enum CommandAction: Sendable, Hashable {
             var shown = ModulesShown(modules: [])
             for summary in list.modules {
                 let parameters: JSONValue = ["module": .string(summary.module)]
-                shown.modules.append(try Self.request(client, .showModule, parameters, as: ModuleViewModel.self))
+                do {
+                    shown.modules.append(try Self.request(client, .showModule, parameters, as: ModuleViewModel.self))
+                } catch  where error.errorName == SettingsErrorViewModel.noSuchModule(module: summary.module).errorName
+                {
+                    continue  // a reload removed it since the list: it is not served any more
+                }
             }
-            return try Self.present(json, shown) {
-                shown.modules.map { ModuleRenderer.render($0, style: style) }.joined(separator: "\n")
-            }
+            return try Self.present(json, shown) { ModuleRenderer.render(shown.modules, style: style) }
         case .get(let key):
             // Not a literal, for the same reason as the call's envelope (VarlinkClient.call).
             var parameters: [String: JSONValue] = [:]

@@ -34,6 +34,20 @@ package enum ModuleRenderer {
 
     /// The text, lines joined with newlines, without a final newline.
     package static func render(_ model: ModuleViewModel, style: TextStyle = .plain) -> String {
+        Self.body(model, style: style) + "\n\n"
+            + Self.legend(fitting: style.columns).map(style.faint).joined(separator: "\n")
+    }
+
+    /// Every module's text, one after another with a blank line between, then the legend once.
+    package static func render(_ models: [ModuleViewModel], style: TextStyle = .plain) -> String {
+        (models.map { Self.body($0, style: style) } + [
+            Self.legend(fitting: style.columns).map(style.faint).joined(separator: "\n")
+        ])
+        .joined(separator: "\n\n")
+    }
+
+    /// A module's text without the legend.
+    private static func body(_ model: ModuleViewModel, style: TextStyle) -> String {
         // Every text from the schema or the daemon is shown with its control characters escaped.
         let title = style.strong(TableFormatter.printable(model.title))
         var lines = ["\(title) (\(TableFormatter.printable(model.module)), revision \(model.revision))"]
@@ -57,8 +71,6 @@ package enum ModuleRenderer {
             lines.append("")
             lines.append(style.faint("(no settings)"))
         }
-        lines.append("")
-        lines += Self.legend(fitting: style.columns).map(style.faint)
         return lines.joined(separator: "\n")
     }
 

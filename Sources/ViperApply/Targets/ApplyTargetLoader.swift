@@ -144,11 +144,13 @@ public struct ApplyTargetLoader: Sendable {
             )
         }
 
-        // A last component of `.` (`/etc/zz/.`) names a directory, as a trailing `/` does.
         guard let written = fields["destination"]?.stringValue, written.hasPrefix("/"),
-            !written.hasSuffix("/"), written.split(separator: "/").last != ".",
             !written.split(separator: "/").contains("..")
         else { throw bad("'destination' must be an absolute path to a file, without '..'") }
+        // A last component of `.` (`/etc/zz/.`) names a directory, as a trailing `/` does.
+        guard !written.hasSuffix("/"), written.split(separator: "/").last != "." else {
+            throw bad("'destination' \(written) names a directory (it ends in '/' or '/.'): give the file's name")
+        }
         guard !written.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
             throw bad("'destination' must not contain control characters (a newline, a tab)")
         }

@@ -75,6 +75,7 @@ extension SettingsInteractor {
             if let old { metadata["old_value"] = "\(old)" }
             if let new { metadata["new_value"] = "\(new)" }
             if let layer = change.layer { metadata["layer"] = "\(layer.rawValue)" }
+            if let layer = change.oldLayer { metadata["old_layer"] = "\(layer.rawValue)" }
             self.logger.notice("\(message)", metadata: metadata)
         }
     }
