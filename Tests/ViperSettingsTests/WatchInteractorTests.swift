@@ -595,6 +595,47 @@ struct WatchModulesChangedTests {
         }
     }
 
+    @Test("a watch of a key its module no longer has, resumed from before the removal, is told the removal")
+    func removedKeyResumed() async throws {
+        var json = Fixtures.networkJSON.objectValue!
+        var sections = json["sections"]!.arrayValue!
+        var dns = sections[1].objectValue!
+        dns["items"] = .array([dns["items"]!.arrayValue![1]])
+        sections[1] = .object(dns)
+        json["sections"] = .array(sections)
+        let without = try ModuleSchema(json: .object(json))
+        await self.builder.adopt(schemas: [without], previous: [Fixtures.network])
+        let watcher = WatchInteractor(
+            repository: self.repository,
+            feed: self.feed,
+            schemas: { [without] },
+            logger: self.logger
+        )
+        // Without a cursor, or one whose history never names the key, it is no such key.
+        await #expect(throws: SettingsFailure.noSuchKey(key: "network.dns.cache")) {
+            try await watcher.watch(targets: ["network.dns.cache"], after: nil) { _ in }
+        }
+        await #expect(throws: SettingsFailure.noSuchKey(key: "network.dns.nope")) {
+            try await watcher.watch(targets: ["network.dns.nope"], after: WatchCursor("network:0")) { _ in }
+        }
+        let (events, sink) = AsyncStream<WatchEvent>.makeStream()
+        await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await watcher.watch(targets: ["network.dns.cache"], after: WatchCursor("network:0")) {
+                    sink.yield($0)
+                }
+            }
+            defer { group.cancelAll() }
+            var iterator = events.makeAsyncIterator()
+            let replayed = await WatchInteractorTests.untilReady(&iterator)
+            guard case .change(_, let change, 1, .schema, _) = replayed.first, case .ready = replayed.last else {
+                Issue.record("expected the removal of dns.cache, then ready, got \(replayed)")
+                return
+            }
+            #expect(change.path == "dns.cache" && change.old == .bool(true) && change.new == nil)
+        }
+    }
+
     @Test("a module whose state files load again: its watchers start over (resync, then the current values)")
     func stateReloaded() async throws {
         let (events, sink) = AsyncStream<WatchEvent>.makeStream()

@@ -81,15 +81,22 @@ public struct WatchInteractor: WatchInteractorProtocol {
         }
     }
 
-    /// Refuses a target in a module no longer served that the module's history does not show: a module never
-    /// stored (a cursor can name any module) is `NoSuchModule`, a key none of its recorded changes names is
-    /// `NoSuchKey`, as for a module served.
+    /// Refuses a target no longer served that the module's history does not show: a module never stored (a cursor
+    /// can name any module) is `NoSuchModule`, a key none of its recorded changes names is `NoSuchKey`, as for a
+    /// module served (and for a key its served module no longer has).
     private func checkRetired(_ scope: WatchScope) async throws {
         for module in scope.retired.sorted() {
             let state = try await self.state(of: module)
             let known = Set(state.history.records.flatMap { $0.changes.map(\.path) })
             guard state.revision > 0, !known.isEmpty else { throw SettingsFailure.noSuchModule(module: module) }
             for path in (scope.keys[module] ?? []).sorted() where !known.contains(path) {
+                throw SettingsFailure.noSuchKey(key: "\(module).\(path)")
+            }
+        }
+        // A key its served module no longer has: its removal must be in the history, as for a module.
+        for (module, paths) in scope.retiredKeys.sorted(by: { $0.key < $1.key }) {
+            let known = Set(try await self.state(of: module).history.records.flatMap { $0.changes.map(\.path) })
+            for path in paths.sorted() where !known.contains(path) {
                 throw SettingsFailure.noSuchKey(key: "\(module).\(path)")
             }
         }

@@ -9,6 +9,9 @@ struct WatchScope: Sendable {
     /// Watched modules no longer served, named by the cursor the watch resumes from: a schema change removed them
     /// (a reload, or an upgrade while the daemon was stopped) after that cursor, and their history tells it.
     var retired: Set<String> = []
+    /// Watched keys of served modules that their schema no longer has, named with a cursor of their module: a schema
+    /// change removed them after it, and the module's history tells it.
+    var retiredKeys: [String: Set<String>] = [:]
 
     /// Reads the targets, modules (`network`) or keys (`network.proxy.port`); every module when there are none. A
     /// module not served is `NoSuchModule`, unless it is in `resumable` (the modules of the cursor resumed from).
@@ -22,6 +25,7 @@ struct WatchScope: Sendable {
         }
         var modules: [String: ModuleSchema] = [:]
         var retired: Set<String> = []
+        var retiredKeys: [String: Set<String>] = [:]
         var keys: [String: Set<String>] = [:]
         var whole: Set<String> = []
         for target in targets {
@@ -44,7 +48,10 @@ struct WatchScope: Sendable {
                 continue
             }
             let path = String(target[target.index(after: dot)...])
-            guard schema.item(at: path) != nil else { throw .noSuchKey(key: target) }
+            if schema.item(at: path) == nil {
+                guard resumable.contains(module) else { throw .noSuchKey(key: target) }
+                retiredKeys[module, default: []].insert(path)
+            }
             modules[module] = schema
             keys[module, default: []].insert(path)
         }
@@ -52,6 +59,7 @@ struct WatchScope: Sendable {
         self.modules = modules
         self.keys = keys
         self.retired = retired
+        self.retiredKeys = retiredKeys
     }
 
     /// Takes the schema of each watched module from `schemas` (those served now), where it is still served.
