@@ -200,6 +200,9 @@ public struct Daemon: Sendable {
                     }
                     configurationRefused.withLock { $0 = !configurationReloaded }
                     schemasRefused.withLock { $0 = !schemasReloaded }
+                    // The state files as they are now (a file system remounted read-write since), for the summary.
+                    let problems = await repository.problems(modules: catalog.current.map(\.name))
+                    liveProblems.withLock { $0 = problems }
                     let outcome = ReloadOutcome(
                         configurationReloaded: configurationReloaded,
                         schemasReloaded: schemasReloaded,

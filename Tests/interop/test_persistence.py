@@ -93,6 +93,12 @@ def test_state_on_a_read_only_file_system_is_served_and_writes_refused(daemon_fa
     assert "mounted read-only" in refused.stderr, refused.stderr
     assert second.ctl("get", PORT).stdout == "8080\n"
     assert "mounted read-only" in second.log()
+    # A module without files yet (display was never written) cannot be created there either: a dry run says so too.
+    dump = second.root / "display.json"
+    dump.write_text(json.dumps({"modules": {"display": {"values": {"output.refresh-rate": 75}}}}))
+    for args in (["load", "--dry-run", str(dump)], ["load", str(dump)]):
+        refused = second.ctl(*args)
+        assert refused.returncode == 1 and "mounted read-only" in refused.stderr, (args, refused)
     second.stop_and_check()
 
 

@@ -196,10 +196,26 @@ public actor JSONFileRepository: SettingsRepository {
     public func writeRefusal(of module: String) async -> (any Error)? {
         do {
             let entry = try await self.writableEntry(for: module)
-            return self.revisionRefusal(module, entry.state)
+            return self.revisionRefusal(module, entry.state) ?? self.directoryRefusal(module)
         } catch {
             return error
         }
+    }
+
+    /// The refusal of a write of a module whose state directory cannot take it (a read-only file system, no
+    /// permission): a module without files yet would have to create them there.
+    private func directoryRefusal(_ module: String) -> StorageError? {
+        guard FileOperations.kind(self.directory) != nil,
+            let code = FileOperations.accessError(self.directory, W_OK | X_OK)
+        else { return nil }
+        let reason =
+            code == EROFS
+            ? "its file system is mounted read-only (remount it read-write)"
+            : "\(SystemErrorText.describe(code)) (the daemon's user must be able to write and search it)"
+        return StorageError(
+            "module '\(module)' refuses writes: the state directory \(self.directory) cannot be written: \(reason)",
+            errno: code
+        )
     }
 
     /// The refusal of a write of a module at `state`'s revision when it leaves no room for another.
