@@ -75,7 +75,7 @@ public struct Daemon: Sendable {
         let storageProblems = await repository.problems(modules: moduleNames)
         for problem in storageProblems {
             logger.error(
-                "state files: \(problem.message); the modules concerned serve their defaults and refuse writes",
+                "state files: \(problem.message); the modules concerned serve what can be read and refuse writes",
                 metadata: ["state_dir": "\(self.configuration.stateDirectory)"]
             )
         }

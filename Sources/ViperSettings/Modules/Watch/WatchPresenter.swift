@@ -40,8 +40,8 @@ public struct WatchPresenter: WatchPresenterProtocol {
         case .moduleAdded(let module):
             "a schema reload added module \(module); sending the current values of every module"
         case .stateReloaded(let module):
-            "the state files of module \(module) can be read again (its defaults were served meanwhile); sending the"
-                + " current values"
+            "the state files of module \(module) load again (what was served meanwhile may not have been all they"
+                + " hold); sending the current values"
         case .schemaChangeNotStored(let module):
             "a schema reload changed values of module \(module) but the change could not be stored (the state"
                 + " directory cannot be written); sending the current values"
