@@ -117,7 +117,7 @@ public struct Daemon: Sendable {
             builder: builder,
             maxValueSize: self.configuration.maximumValueSize
         )
-        // From new schemas served to what they changed stored: watchers do not read current values meanwhile.
+        // From new schemas served to what they changed stored, no call runs and watchers read no current values.
         let reloads = SchemaReloadGate()
         let watch = WatchModuleBuilder(repository: repository, feed: feed, logger: logger).build(
             schemas: { catalog.current },
@@ -127,7 +127,8 @@ public struct Daemon: Sendable {
             presenters: catalog.current.map(builder.build(schema:)),
             sync: sync.presenter,
             watch: watch,
-            stateGeneration: { repository.currentGeneration }
+            stateGeneration: { repository.currentGeneration },
+            reloads: reloads
         )
         let server = VarlinkServer(
             configuration: try self.serverConfiguration(),
@@ -164,7 +165,8 @@ public struct Daemon: Sendable {
                     // The configuration in force: after one with an error, that of the last good reload.
                     let current = configurations.current
                     var schemasReloaded = true
-                    reloads.beginReload()
+                    // Once the calls in progress are done; those that come meanwhile wait for the reload.
+                    await reloads.beginReload()
                     defer { reloads.endReload() }
                     do {
                         // Compared with what watchers were told of: for a module whose change could not be

@@ -526,7 +526,7 @@ struct WatchModulesChangedTests {
             var iterator = events.makeAsyncIterator()
             _ = await WatchInteractorTests.untilReady(&iterator)
             // The daemon's reload: new schemas served, then what they changed stored, module by module.
-            reloads.beginReload()
+            await reloads.beginReload()
             served.schemas.withLock { $0 = [Self.extra, reloaded] }
             await self.builder.adopt(schemas: [Self.extra], previous: [])
             guard case .resync(.moduleAdded(module: "extra")) = await iterator.next() else {

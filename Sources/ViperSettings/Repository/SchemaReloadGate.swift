@@ -1,15 +1,22 @@
 import Synchronization
 
-/// Marks the time a schema reload spends between serving new schemas and storing what they changed (one `schema`
-/// change per module, see ``SettingsInteractor/adopt(previous:)``). Meanwhile a module's served schema is newer than
-/// its stored revision: values resolved then carry a revision at which they did not hold. Watchers read schemas and
-/// states outside of that time, so that the current values they send match their cursor.
+/// Keeps a schema reload apart from the calls that read or write settings. Between serving new schemas and storing
+/// what they changed (one `schema` change per module, see ``SettingsInteractor/adopt(previous:)``), a module's served
+/// schema is newer than its stored revision: a value resolved then carries a revision at which it did not hold, and
+/// a write checked against the old schema would be stored after the new one is in force. So a reload begins once the
+/// calls in progress are done, and calls that come meanwhile wait for it to end; watchers read their current values
+/// outside of it too, and a read answered on the spot is not answered during one (the caller's task answers it).
 public final class SchemaReloadGate: Sendable {
     private struct State {
         var reloading = false
         /// Moves on when a reload begins and when it ends.
         var generation: UInt64 = 0
+        /// Calls in progress (see ``settled(_:)``).
+        var calls = 0
+        /// Those waiting for the reload to end.
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The reload waiting for the calls in progress to end.
+        var reload: CheckedContinuation<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -17,15 +24,22 @@ public final class SchemaReloadGate: Sendable {
     /// Creates an open gate.
     public init() {}
 
-    /// A reload begins: readers wait until ``endReload()``.
-    public func beginReload() {
-        self.state.withLock {
-            $0.reloading = true
-            $0.generation &+= 1
+    /// A reload begins: calls and readers that come now wait until ``endReload()``; returns once the calls in
+    /// progress are done.
+    public func beginReload() async {
+        await withCheckedContinuation { continuation in
+            let wait = self.state.withLock { state in
+                state.reloading = true
+                state.generation &+= 1
+                guard state.calls > 0 else { return false }
+                state.reload = continuation
+                return true
+            }
+            if !wait { continuation.resume() }
         }
     }
 
-    /// The reload ended (whether or not it succeeded): waiting readers go on.
+    /// The reload ended (whether or not it succeeded): waiting calls and readers go on.
     public func endReload() {
         let waiters = self.state.withLock { state in
             state.reloading = false
@@ -36,22 +50,55 @@ public final class SchemaReloadGate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Runs `body` (a call that reads or writes settings) outside of a reload: after the one under way, if any, and
+    /// before the next one begins.
+    public func settled<T>(_ body: () async throws -> T) async rethrows -> T {
+        while true {
+            let admitted = self.state.withLock { state in
+                guard !state.reloading else { return false }
+                state.calls += 1
+                return true
+            }
+            if admitted { break }
+            await self.waitForReload()
+        }
+        defer {
+            let reload = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.calls -= 1
+                guard state.calls == 0 else { return nil }
+                defer { state.reload = nil }
+                return state.reload
+            }
+            reload?.resume()
+        }
+        return try await body()
+    }
+
     /// Waits until no reload is under way; returns the generation to give ``unchanged(since:)`` once read.
     public func settled() async -> UInt64 {
         while true {
-            if let generation = self.state.withLock({ $0.reloading ? nil : $0.generation }) { return generation }
-            await withCheckedContinuation { continuation in
-                let wait = self.state.withLock {
-                    guard $0.reloading else { return false }
-                    $0.waiters.append(continuation)
-                    return true
-                }
-                if !wait { continuation.resume() }
-            }
+            if let generation = self.settledGeneration { return generation }
+            await self.waitForReload()
         }
     }
 
-    /// How many readers wait for the reload to end (for tests).
+    /// The generation, when no reload is under way (without waiting); `nil` during one.
+    public var settledGeneration: UInt64? {
+        self.state.withLock { $0.reloading ? nil : $0.generation }
+    }
+
+    private func waitForReload() async {
+        await withCheckedContinuation { continuation in
+            let wait = self.state.withLock {
+                guard $0.reloading else { return false }
+                $0.waiters.append(continuation)
+                return true
+            }
+            if !wait { continuation.resume() }
+        }
+    }
+
+    /// How many readers and calls wait for the reload to end (for tests).
     package var waitingReaders: Int { self.state.withLock { $0.waiters.count } }
 
     /// Whether no reload began since ``settled()`` returned `generation`: what was read meanwhile belongs together.

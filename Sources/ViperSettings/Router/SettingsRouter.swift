@@ -25,6 +25,8 @@ public final class SettingsRouter: Sendable {
     private let sync: (any SyncPresenterProtocol)?
     private let watcher: (any WatchPresenterProtocol)?
     private let stateGeneration: (@Sendable () -> UInt64)?
+    /// Keeps calls apart from schema reloads, when given.
+    private let reloads: SchemaReloadGate?
     /// How many times the registry was replaced.
     private let replacements = Atomic<UInt64>(0)
 
@@ -32,13 +34,17 @@ public final class SettingsRouter: Sendable {
     /// when `watch` is given.
     ///
     /// `stateGeneration`, when given, is a number that grows whenever the modules' current states (what
-    /// ``valueNow(key:)`` reads) may change; the Router then has a ``valueGeneration``.
+    /// ``valueNow(key:)`` reads) may change; the Router then has a ``valueGeneration``. With `reloads`, every call
+    /// but `Status`, `Sync` and `Watch` (which wait for nothing of a reload, or see to it themselves) runs outside of
+    /// a schema reload, and ``valueNow(key:)`` answers nothing during one.
     public init(
         presenters: [any SettingsPresenterProtocol],
         sync: (any SyncPresenterProtocol)? = nil,
         watch: (any WatchPresenterProtocol)? = nil,
-        stateGeneration: (@Sendable () -> UInt64)? = nil
+        stateGeneration: (@Sendable () -> UInt64)? = nil,
+        reloads: SchemaReloadGate? = nil
     ) {
+        self.reloads = reloads
         self.presenters = Mutex(
             Dictionary(presenters.map { ($0.moduleName, $0) }, uniquingKeysWith: { first, _ in first })
         )
@@ -77,10 +83,15 @@ public final class SettingsRouter: Sendable {
     /// it cannot (the module is not loaded yet, or the key is unknown): then ``handle(_:caller:view:)`` answers,
     /// with the error if there is one. Reads are open to every caller, so no caller is needed.
     public func valueNow(key: String) -> ValueViewModel? {
-        guard let (module, path) = Self.split(key), let presenter = self.presenters.withLock({ $0[module] }) else {
-            return nil
-        }
-        return presenter.valueNow(path: path)
+        guard let (module, path) = Self.split(key) else { return nil }
+        // Outside of a reload only: its schemas and states do not belong together until it ends.
+        let generation = self.reloads?.settledGeneration
+        guard self.reloads == nil || generation != nil,
+            let presenter = self.presenters.withLock({ $0[module] }),
+            let value = presenter.valueNow(path: path)
+        else { return nil }
+        if let reloads = self.reloads, let generation, !reloads.unchanged(since: generation) { return nil }
+        return value
     }
 
     /// The names of the modules served, sorted.
@@ -88,6 +99,24 @@ public final class SettingsRouter: Sendable {
 
     /// Routes `request` from `caller` and answers on `view`.
     public func handle(
+        _ request: SettingsRequest,
+        caller: Caller,
+        view: any SettingsViewProtocol & SyncViewProtocol
+    ) async {
+        switch request {
+        case .status, .sync:
+            // A sync may wait up to 90 s for its fetch: a reload does not wait for it.
+            await self.route(request, caller: caller, view: view)
+        default:
+            if let reloads = self.reloads {
+                await reloads.settled { await self.route(request, caller: caller, view: view) }
+            } else {
+                await self.route(request, caller: caller, view: view)
+            }
+        }
+    }
+
+    private func route(
         _ request: SettingsRequest,
         caller: Caller,
         view: any SettingsViewProtocol & SyncViewProtocol
