@@ -29,7 +29,7 @@ extension SettingsInteractor {
         let schema = self.schema
         let replace = request.replace
         if request.mode != .apply {
-            let state = try await self.loadState()
+            let state = try await self.settledState()
             // The revision of a module the caller may not write does not matter: it is refused whatever it is.
             if denied.isEmpty {
                 try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
@@ -72,6 +72,17 @@ extension SettingsInteractor {
             }
         }
         return (values, problems)
+    }
+
+    /// The module's state once the writes under way are durable (a write that decides nothing waits for them): its
+    /// revision is what a `get` shows next, and never less than one a reply gave before, so a `RevisionMismatch`
+    /// found here and one found while writing agree.
+    private func settledState() async throws(SettingsFailure) -> ModuleState {
+        do {
+            return try await self.repository.update(module: self.schema.name) { _ in nil }.after
+        } catch {
+            throw .storageFailure(module: self.schema.name, reason: "\(error)")
+        }
     }
 
     private static func check(revision: Int64, expected: Int64?, module: String) throws(SettingsFailure) {
