@@ -69,12 +69,7 @@ public enum SocketActivation {
     /// Whether `fd` is a connected Unix stream socket (not listening, with a peer): what `exec:`-style activation
     /// and a socket unit with `Accept=yes` pass, one per connection.
     public static func isConnectedStream(_ fd: Int32) -> Bool {
-        guard self.isUnixStream(fd), !self.isListening(fd) else { return false }
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
-        }
+        self.isUnixStream(fd) && !self.isListening(fd) && self.address(of: fd, getpeername) != nil
     }
 
     /// Whether `fd` is a Unix stream socket in the listening state (`SO_ACCEPTCONN`).
@@ -130,11 +125,19 @@ public enum SocketActivation {
     }
 
     private static func family(_ fd: Int32) -> sa_family_t? {
+        self.address(of: fd, getsockname)?.ss_family
+    }
+
+    /// The socket's own address (`getsockname`) or its peer's (`getpeername`); `nil` when there is none.
+    private static func address(
+        of fd: Int32,
+        _ read: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> sockaddr_storage? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        let found = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { read(fd, $0, &length) == 0 }
         }
-        return named ? address.ss_family : nil
+        return found ? address : nil
     }
 }

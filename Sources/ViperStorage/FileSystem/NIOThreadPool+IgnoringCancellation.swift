@@ -5,14 +5,6 @@ extension NIOThreadPool {
     /// cancelled: a batch of journal appends that other callers wait on must run to the end. Throws
     /// `NIOThreadPoolError.ThreadPoolInactive` when the pool is not running.
     func runIgnoringCancellation<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            self.submit { state in
-                guard case .active = state else {
-                    continuation.resume(throwing: NIOThreadPoolError.ThreadPoolInactive())
-                    return
-                }
-                continuation.resume(with: Result(catching: body))
-            }
-        }
+        try await PoolJob(on: self) { Result(catching: body) }.value().get()
     }
 }

@@ -65,13 +65,13 @@ extension SyncInteractor {
     static let rejectionLogLimit = 20
 
     /// Stores `raw` as the remote layers of `schema`'s module, with the source's `remoteRevision` (`nil`: the one
-    /// stored stays); returns whether the module's revision moved.
+    /// stored stays); returns the module's state before and after.
     @discardableResult
     func apply(
         _ raw: RemoteModuleValues,
         to schema: ModuleSchema,
         revision remoteRevision: String?
-    ) async throws -> Bool {
+    ) async throws -> (before: ModuleState, after: ModuleState) {
         let checked = Self.checked(raw, against: schema)
         let recommended = checked.recommended
         let mandatory = checked.mandatory
@@ -111,7 +111,7 @@ extension SyncInteractor {
             )
         }
         self.audit(schema: schema, before: before, after: after)
-        return after.revision != before.revision
+        return (before, after)
     }
 
     private static func resolved(_ schema: ModuleSchema, _ state: ModuleState) -> [ResolvedSetting] {

@@ -11,13 +11,12 @@ extension SyncInteractor {
         await self.applying.run {
             for schema in self.schemas() {
                 do {
-                    guard try await self.apply(RemoteModuleValues(), to: schema, revision: nil) else { continue }
-                    // The source's revision stays stored with the layers it gave, now empty.
-                    let source = try? await self.repository.state(of: schema.name).remoteRevision
+                    let (before, after) = try await self.apply(RemoteModuleValues(), to: schema, revision: nil)
+                    guard after.revision != before.revision else { continue }
                     self.logger.notice(
                         """
                         Remote sync is off: dropped the remote values of module \(schema.name) that its source gave \
-                        (revision \((source ?? nil) ?? "unknown")); its locks are lifted
+                        (revision \(before.remoteRevision ?? "unknown")); its locks are lifted
                         """,
                         metadata: ["module": "\(schema.name)"]
                     )

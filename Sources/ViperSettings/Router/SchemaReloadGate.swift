@@ -8,9 +8,6 @@ import Synchronization
 /// outside of it too, and a read answered on the spot is not answered during one (the caller's task answers it).
 public final class SchemaReloadGate: Sendable {
     private struct State {
-        var reloading = false
-        /// Moves on when a reload begins and when it ends.
-        var generation: UInt64 = 0
         /// Calls in progress (see ``settled(_:)``).
         var calls = 0
         /// Those waiting for the reload to end.
@@ -20,17 +17,22 @@ public final class SchemaReloadGate: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Moves on when a reload begins (to an odd number) and when it ends (to an even one): read without the lock by
+    /// a `Get` answered on the spot. Written under the lock, so that a call admitted sees no reload begun.
+    private let generation = Atomic<UInt64>(0)
+
+    private var reloading: Bool { self.generation.load(ordering: .acquiring) & 1 == 1 }
 
     /// Creates an open gate.
     public init() {}
 
     /// A reload begins: calls and readers that come now wait until ``endReload()``; returns once the calls in
-    /// progress are done.
+    /// progress are done. Reloads run one after another (a precondition).
     public func beginReload() async {
+        precondition(!self.reloading, "a reload began while another was under way")
         await withCheckedContinuation { continuation in
             let wait = self.state.withLock { state in
-                state.reloading = true
-                state.generation &+= 1
+                self.generation.add(1, ordering: .releasing)
                 guard state.calls > 0 else { return false }
                 state.reload = continuation
                 return true
@@ -42,8 +44,7 @@ public final class SchemaReloadGate: Sendable {
     /// The reload ended (whether or not it succeeded): waiting calls and readers go on.
     public func endReload() {
         let waiters = self.state.withLock { state in
-            state.reloading = false
-            state.generation &+= 1
+            self.generation.add(1, ordering: .releasing)
             defer { state.waiters = [] }
             return state.waiters
         }
@@ -55,7 +56,7 @@ public final class SchemaReloadGate: Sendable {
     public func settled<T>(_ body: () async throws -> T) async rethrows -> T {
         while true {
             let admitted = self.state.withLock { state in
-                guard !state.reloading else { return false }
+                guard !self.reloading else { return false }
                 state.calls += 1
                 return true
             }
@@ -84,13 +85,14 @@ public final class SchemaReloadGate: Sendable {
 
     /// The generation, when no reload is under way (without waiting); `nil` during one.
     public var settledGeneration: UInt64? {
-        self.state.withLock { $0.reloading ? nil : $0.generation }
+        let generation = self.generation.load(ordering: .acquiring)
+        return generation & 1 == 1 ? nil : generation
     }
 
     private func waitForReload() async {
         await withCheckedContinuation { continuation in
             let wait = self.state.withLock {
-                guard $0.reloading else { return false }
+                guard self.reloading else { return false }
                 $0.waiters.append(continuation)
                 return true
             }
@@ -103,6 +105,6 @@ public final class SchemaReloadGate: Sendable {
 
     /// Whether no reload began since ``settled()`` returned `generation`: what was read meanwhile belongs together.
     public func unchanged(since generation: UInt64) -> Bool {
-        self.state.withLock { $0.generation == generation }
+        self.generation.load(ordering: .acquiring) == generation
     }
 }
