@@ -30,6 +30,7 @@ struct RefusingRepository: SettingsRepository {
         module: String,
         _ decide: @Sendable (ModuleState) throws -> RemoteChange?
     ) async throws -> (before: ModuleState, after: ModuleState) {
-        try await self.base.updateRemote(module: module, decide)
+        if module == self.refusing { throw Refusal() }
+        return try await self.base.updateRemote(module: module, decide)
     }
 }

@@ -143,6 +143,15 @@ struct SettingsPresenterTests {
         #expect(model.layers.map(\.present) == [true, false, false, true])
         #expect(model.layers[0].display == "none")
         #expect(model.winner == .mandatory)
+        #expect(model.layers[3].source == "remote (mandatory, locked)")
+        // A key no mandatory value locks: its empty mandatory layer does not say it is locked.
+        await presenter.handle(.explain(path: "proxy.port"), caller: Fixtures.root, view: view)
+        guard case .success(.explain(let unlocked)) = view.last else {
+            Issue.record("expected an explanation")
+            return
+        }
+        #expect(unlocked.layers[3].present == false)
+        #expect(unlocked.layers[3].source == "remote (mandatory, would lock)")
     }
 
     @Test("explain names a stored value the schema rejects now (ignored), with its layer and the reason")

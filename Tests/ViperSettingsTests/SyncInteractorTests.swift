@@ -253,6 +253,46 @@ struct SyncInteractorTests {
         #expect(interactor.status().state == .starting)
     }
 
+    @Test(
+        "sync turned off drops cached remote values; a module that refuses writes is named only when it holds some"
+    )
+    func syncOffDropsCachedValues() async throws {
+        await self.interactor.apply(self.snapshot(recommended: ["proxy.port": 8080]))
+        let display = try ModuleSchema(
+            json: [
+                "module": "display", "title": "Display",
+                "sections": [
+                    ["id": "output", "title": "Output", "items": [["id": "scale", "type": "double", "default": 1.0]]]
+                ],
+            ]
+        )
+        let recorder = LogRecorder()
+        func dropping(over repository: any SettingsRepository) -> SyncInteractor {
+            SyncInteractor(
+                source: nil,
+                recorder: SyncStatusRecorder(source: nil),
+                schemas: { [Fixtures.network, display] },
+                repository: repository,
+                accounts: FakeAccounts(),
+                logger: recorder.logger
+            )
+        }
+        // `display` refuses writes and holds no remote value: nothing to drop, nothing to say.
+        await dropping(over: RefusingRepository(base: self.repository, refusing: "display")).dropCachedValues()
+        #expect(recorder.messages(at: .error).isEmpty, "\(recorder.messages(at: .error))")
+        #expect(try await self.repository.state(of: "network").recommended.isEmpty)
+        #expect(recorder.messages(at: .notice).contains { $0.contains("dropped the remote values of module network") })
+        // `network` holds one again and refuses writes: it says why it keeps it.
+        await self.interactor.apply(self.snapshot(recommended: ["proxy.port": 8081]))
+        await dropping(over: RefusingRepository(base: self.repository, refusing: "network")).dropCachedValues()
+        #expect(
+            recorder.messages(at: .error).contains {
+                $0.contains("the remote values of module network could not be dropped")
+            }
+        )
+        #expect(try await self.repository.state(of: "network").recommended == ["proxy.port": .int(8081)])
+    }
+
     @Test("sync is for root and writers: others get PermissionDenied, groups count as the caller's credentials say")
     func syncNeedsAWriter() async throws {
         let source = CountingSource()

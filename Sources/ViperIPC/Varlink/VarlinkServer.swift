@@ -185,6 +185,33 @@ public final class VarlinkServer: Service, Sendable {
 
     /// Checks the limits for a new connection, then serves it.
     func serveConnection(_ accepted: AcceptedConnection) async {
+        // What is decided before serving is made apart: this task's frames are held while the connection lives.
+        switch self.admit(accepted) {
+        case .gone:
+            await Self.close(accepted.channel)
+        case .refused(let refusal):
+            await refusal.run(on: accepted.channel)
+        case .admitted(let connection):
+            defer {
+                self.limiter.release(uid: connection.peer.uid)
+                self.heapTrim.connectionEnded(on: accepted.channel.channel.eventLoop)
+            }
+            await connection.run()
+        }
+    }
+
+    /// What becomes of an accepted connection.
+    private enum Admission {
+        /// The client left before its credentials could be read.
+        case gone
+        /// Over a connection limit: refused with the limit's error.
+        case refused(VarlinkConnectionRefusal)
+        /// Served; its place under the limits is taken.
+        case admitted(VarlinkConnection)
+    }
+
+    /// Reads the client's credentials and takes its place under the connection limits.
+    private func admit(_ accepted: AcceptedConnection) -> Admission {
         let channel = accepted.channel
         let peer: Caller
         do {
@@ -192,8 +219,7 @@ public final class VarlinkServer: Service, Sendable {
         } catch {
             // Usually a client that connected and left at once (a readiness probe); nothing to serve.
             self.logger.debug("Closing Varlink connection without peer credentials", metadata: ["error": "\(error)"])
-            await Self.close(channel)
-            return
+            return .gone
         }
         var logger = self.logger
         // One merge rather than three subscript writes: a handler may re-render its metadata on every write.
@@ -217,33 +243,30 @@ public final class VarlinkServer: Service, Sendable {
                 metadata["connection_maximum"] = "\(maximum)"
                 logger.notice("Refusing new Varlink connection: \(message)", metadata: metadata)
             }
-            let refusal = VarlinkConnectionRefusal(
-                error: VarlinkError(
-                    name: self.configuration.limitErrorName,
-                    parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum))]
-                ),
-                wait: TimeAmount(self.configuration.refusalWait),
-                logger: logger
+            return .refused(
+                VarlinkConnectionRefusal(
+                    error: VarlinkError(
+                        name: self.configuration.limitErrorName,
+                        parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum))]
+                    ),
+                    wait: TimeAmount(self.configuration.refusalWait),
+                    logger: logger
+                )
             )
-            await refusal.run(on: channel)
-            return
-        }
-        defer {
-            self.limiter.release(uid: peer.uid)
-            self.heapTrim.connectionEnded(on: channel.channel.eventLoop)
         }
         logger.debug("Varlink connection accepted")
-        let connection = VarlinkConnection(
-            channel: channel,
-            immediateReplies: accepted.immediateReplies,
-            peer: peer,
-            interfaces: self.interfaces,
-            idleTimeout: self.configuration.idleTimeout,
-            drainTimeout: self.configuration.drainTimeout,
-            logLimiter: self.logLimiter,
-            logger: logger
+        return .admitted(
+            VarlinkConnection(
+                channel: channel,
+                immediateReplies: accepted.immediateReplies,
+                peer: peer,
+                interfaces: self.interfaces,
+                idleTimeout: self.configuration.idleTimeout,
+                drainTimeout: self.configuration.drainTimeout,
+                logLimiter: self.logLimiter,
+                logger: logger
+            )
         )
-        await connection.run()
     }
 
     private static func close(_ channel: VarlinkConnectionChannel) async {

@@ -9,19 +9,43 @@ enum FileOperations {
     /// The whole content of a regular file, or `nil` when it does not exist. Never waits on a FIFO or a device, and
     /// never reads through a symbolic link (as state files are never written through one): something other than a
     /// regular file is an error (see ``RegularFile``).
-    static func readFile(_ path: String) throws(StorageError) -> [UInt8]? {
+    ///
+    /// A file larger than `limit` is refused, not read: a state file the daemon could not have written (a disk
+    /// error, a file copied over it) must not take its memory.
+    static func readFile(_ path: String, limit: Int = Self.stateFileLimit) throws(StorageError) -> [UInt8]? {
         do {
-            return try RegularFile.contents(of: path, followingLinks: false)
+            return try RegularFile.contents(of: path, limit: limit, followingLinks: false)
         } catch {
             switch error {
             case .system("open", ELOOP):
-                throw StorageError("\(path) is a symbolic link, expected a file; move it out of the way", errno: ELOOP)
+                throw Self.symbolicLinkError(path)
+            case .system("read", EFBIG):
+                throw StorageError(
+                    """
+                    \(path) is larger than \(limit >> 20) MiB, more than a state file can be; move it out of the way
+                    """,
+                    errno: EFBIG
+                )
             case .system(let operation, let code): throw .system(operation, path, errno: code)
             case .notRegularFile(let kind):
                 throw StorageError("\(path) is \(kind), expected a file; move it out of the way", errno: EINVAL)
             }
         }
     }
+
+    /// A symbolic link where a state file belongs: the daemon neither reads nor writes through one.
+    static func symbolicLinkError(_ path: String) -> StorageError {
+        let target = Self.linkTarget(path).map { " (to \($0))" } ?? ""
+        return StorageError(
+            "\(path) is a symbolic link\(target), expected a file: the daemon neither reads nor writes its state "
+                + "files through links; move it out of the way (or put the file itself there)",
+            errno: ELOOP
+        )
+    }
+
+    /// The largest state file read: far above what the daemon writes (a snapshot holds a module's values, each at
+    /// most `max-value-size`, and a journal is folded into it past 1 MiB).
+    static let stateFileLimit = 256 << 20
 
     /// Opens a file for appending, creating it when missing; `created` tells whether it was just created, in which
     /// case its directory must be synced before the new file counts as durable.
@@ -40,6 +64,7 @@ enum FileOperations {
             code = Glibc.errno
             // Removed between the two calls: try creating it again.
             if code == ENOENT || code == EINTR { continue }
+            if code == ELOOP { throw Self.symbolicLinkError(path) }
             throw .system("open", path, errno: code)
         }
     }
@@ -106,6 +131,13 @@ enum FileOperations {
         guard Glibc.rename(source, destination) == 0 else {
             throw .system("rename", "\(source) to \(destination)", errno: Glibc.errno)
         }
+    }
+
+    /// The size of the file at `path` (not following a link), or `nil` when it cannot be read.
+    static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
     }
 
     /// The size of an open file, in bytes.

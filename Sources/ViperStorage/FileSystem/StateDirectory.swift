@@ -61,14 +61,7 @@ struct StateDirectory: Sendable {
     /// whatever it points to: the daemon never writes through one, so it does not read through one either). `nil`
     /// when it is a file or missing.
     func fileProblem(_ path: String) -> StorageError? {
-        if FileOperations.isSymbolicLink(path) {
-            let target = FileOperations.linkTarget(path).map { " (to \($0))" } ?? ""
-            return StorageError(
-                "\(path) is a symbolic link\(target), expected a file: the daemon neither reads nor writes its state "
-                    + "files through links; move it out of the way (or put the file itself there)",
-                errno: ELOOP
-            )
-        }
+        if FileOperations.isSymbolicLink(path) { return FileOperations.symbolicLinkError(path) }
         guard let kind = FileOperations.kind(path) else { return nil }
         if kind.isFile {
             // The daemon reads the file at the module's first access (and writes it, or beside it, on a change:

@@ -59,7 +59,8 @@ extension JSONFileRepository {
             let bytes = records.flatMap(\.line)
             let journalRecords = entry.journalRecords + records.count { !$0.line.isEmpty }
             let full =
-                journalRecords > self.compactAfterRecords || entry.journalBytes + bytes.count > self.compactAfterBytes
+                journalRecords > self.compactAfterRecords
+                || entry.journalBytes - entry.foldFailedAtBytes + bytes.count > self.compactAfterBytes
             appends.append(
                 JournalWriter.Append(
                     module: module,
@@ -164,6 +165,7 @@ extension JSONFileRepository {
         case .done(let journalBytes):
             entry.journalRecords = 0
             entry.journalBytes = journalBytes
+            entry.foldFailedAtBytes = 0
             self.logger.debug(
                 "Compacted the journal of \(module) into its snapshot at revision \(entry.durable.revision)",
                 metadata: ["module": "\(module)"]
@@ -171,6 +173,7 @@ extension JSONFileRepository {
         case .snapshotFailed(let error):
             // The journal is intact; try again after another full journal.
             entry.journalRecords = 0
+            entry.foldFailedAtBytes = entry.journalBytes
             self.logger.error(
                 "Could not write the snapshot of \(module), the journal keeps its records: \(error)",
                 metadata: ["module": "\(module)"]
@@ -178,6 +181,7 @@ extension JSONFileRepository {
         case .journalFailed(let error):
             // The snapshot holds every record: the journal is to be emptied before the next append.
             entry.journalRecords = 0
+            entry.foldFailedAtBytes = 0
             self.fail(module, error, records: [], pendingCut: 0)
         }
     }

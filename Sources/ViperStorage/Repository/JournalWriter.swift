@@ -231,8 +231,9 @@ struct JournalWriter: Sendable {
         }
     }
 
-    /// Cuts the journal back to `size` and syncs it, after a failed batch; returns `size` when that failed too (it
-    /// is to be tried again before the next append), else `nil`.
+    /// Cuts the journal back to `size` and syncs it, after a failed batch; returns `size` when that failed too and
+    /// the journal is longer (it is to be tried again before the next append), else `nil`. A journal no longer than
+    /// `size` holds nothing of the failed records, whatever the disk refuses (a file system turned read-only).
     func cutBack(_ module: String, descriptor: Int32?, to size: Int?) -> Int? {
         guard let size else { return nil }
         let path = self.directory.journalPath(module)
@@ -245,6 +246,13 @@ struct JournalWriter: Sendable {
             }
             return nil
         } catch {
+            let current: Int? =
+                if let descriptor {
+                    try? FileOperations.size(descriptor, path: path)
+                } else {
+                    FileOperations.exists(path) ? FileOperations.fileSize(path) : 0
+                }
+            if let current, current <= size { return nil }
             return size
         }
     }

@@ -15,6 +15,9 @@ final class ModuleEntry {
     var journalRecords: Int
     /// The journal's size in bytes.
     var journalBytes: Int
+    /// The journal's size when its fold into a snapshot last failed (0 when it did not): the fold is tried again
+    /// once the journal has grown by as much again as a full journal, not at every write.
+    var foldFailedAtBytes = 0
     /// Set when the module's files could not be read or repaired: reads serve what was read, writes are refused
     /// with this error; each write first loads the files again, and goes on when they load cleanly.
     var loadFailure: StorageError?

@@ -62,13 +62,14 @@ public enum SettingsFormatter {
         }
     }
 
-    /// Where the value of `layer` comes from, for `explain`.
-    public static func source(of layer: Layer, module: String) -> String {
+    /// Where the value of `layer` comes from, for `explain`; a mandatory layer locks the key only when it holds a
+    /// value (`present`).
+    public static func source(of layer: Layer, module: String, present: Bool = true) -> String {
         switch layer {
         case .default: "schema \(module).json"
         case .recommended: "remote (recommended)"
         case .local: "set on this host"
-        case .mandatory: "remote (mandatory, locked)"
+        case .mandatory: present ? "remote (mandatory, locked)" : "remote (mandatory, would lock)"
         }
     }
 

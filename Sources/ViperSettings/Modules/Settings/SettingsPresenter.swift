@@ -143,7 +143,7 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                     present: value != nil,
                     value: value?.json,
                     display: value.map(SettingsFormatter.display),
-                    source: SettingsFormatter.source(of: layer, module: setting.key.module)
+                    source: SettingsFormatter.source(of: layer, module: setting.key.module, present: value != nil)
                 )
             }
             return .explain(

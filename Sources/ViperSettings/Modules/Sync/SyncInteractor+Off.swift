@@ -10,6 +10,12 @@ extension SyncInteractor {
     public func dropCachedValues() async {
         await self.applying.run {
             for schema in self.schemas() {
+                // Nothing to drop: not even tried (a module whose files refuse writes would say it could not).
+                if let state = try? await self.repository.state(of: schema.name), state.recommended.isEmpty,
+                    state.mandatory.isEmpty, state.remoteRevision == nil
+                {
+                    continue
+                }
                 do {
                     let (before, after) = try await self.apply(RemoteModuleValues(), to: schema, revision: nil)
                     guard after.revision != before.revision else { continue }

@@ -5,11 +5,17 @@ public import SettingsAPI
 /// What the Watch Interactor streams to its Presenter.
 public enum WatchEvent: Sendable, Hashable {
     /// A key's value at the start of the stream, or after a resync.
-    case current(ResolvedSetting, revision: Int64, cursor: WatchCursor)
+    indirect case current(ResolvedSetting, revision: Int64, cursor: WatchCursor)
     /// Every current value (or, when resuming, every change after the cursor) was sent; changes follow as they come.
     case ready(cursor: WatchCursor)
     /// A key's effective value changed.
-    case change(module: String, change: SettingChange, revision: Int64, cause: ChangeCause, cursor: WatchCursor)
+    indirect case change(
+        module: String,
+        change: SettingChange,
+        revision: Int64,
+        cause: ChangeCause,
+        cursor: WatchCursor
+    )
     /// The stream cannot go on from where it was: the current values follow.
     case resync(reason: WatchResyncReason)
 }

@@ -49,34 +49,39 @@ public struct WatchInteractor: WatchInteractorProtocol {
             position = try await self.sendCurrent(scope: &scope, emit: emit)
         }
         while let delivery = await subscription.next() {
-            switch delivery {
-            case .reset(let module, let cause):
-                switch cause {
-                case .stateReloaded: try await emit(.resync(reason: .stateReloaded(module: module)))
-                case .schemaChangeNotStored: try await emit(.resync(reason: .schemaChangeNotStored(module: module)))
+            try await self.follow(delivery, scope: &scope, cursor: &position, emit: emit)
+        }
+    }
+
+    /// Tells the watcher what `delivery` brings: changes, or a resync and the current values.
+    @inline(never)  // its frame is not held while the watcher waits
+    private func follow(
+        _ delivery: ChangeFeed.Delivery,
+        scope: inout WatchScope,
+        cursor position: inout WatchCursor,
+        emit: @Sendable (WatchEvent) async throws -> Void
+    ) async throws {
+        switch delivery {
+        case .reset(let module, let cause):
+            switch cause {
+            case .stateReloaded: try await emit(.resync(reason: .stateReloaded(module: module)))
+            case .schemaChangeNotStored: try await emit(.resync(reason: .schemaChangeNotStored(module: module)))
+            }
+            position = try await self.sendCurrent(scope: &scope, emit: emit)
+        case .overflow:
+            self.logger.notice("a watcher fell behind; it gets a resync")
+            try await emit(.resync(reason: .fellBehind))
+            position = try await self.sendCurrent(scope: &scope, emit: emit)
+        case .records(let published):
+            for item in published {
+                if scope.modules[item.module] == nil && !scope.retired.contains(item.module) {
+                    // Only a watch of every module hears of a module it does not know: one a reload added (the
+                    // current values take the schemas served now, as after every resync).
+                    try await emit(.resync(reason: .moduleAdded(module: item.module)))
+                    position = try await self.sendCurrent(scope: &scope, emit: emit)
+                    continue
                 }
-                position = try await self.sendCurrent(scope: &scope, emit: emit)
-            case .overflow:
-                self.logger.notice("a watcher fell behind; it gets a resync")
-                try await emit(.resync(reason: .fellBehind))
-                position = try await self.sendCurrent(scope: &scope, emit: emit)
-            case .records(let published):
-                for item in published {
-                    if scope.modules[item.module] == nil && !scope.retired.contains(item.module) {
-                        // Only a watch of every module hears of a module it does not know: one a reload added (the
-                        // current values take the schemas served now, as after every resync).
-                        try await emit(.resync(reason: .moduleAdded(module: item.module)))
-                        position = try await self.sendCurrent(scope: &scope, emit: emit)
-                        continue
-                    }
-                    try await self.deliver(
-                        item.record,
-                        module: item.module,
-                        scope: scope,
-                        cursor: &position,
-                        emit: emit
-                    )
-                }
+                try await self.deliver(item.record, module: item.module, scope: scope, cursor: &position, emit: emit)
             }
         }
     }
@@ -84,6 +89,7 @@ public struct WatchInteractor: WatchInteractorProtocol {
     /// Refuses a target no longer served that the module's history does not show: a module never stored (a cursor
     /// can name any module) is `NoSuchModule`, a key none of its recorded changes names is `NoSuchKey`, as for a
     /// module served (and for a key its served module no longer has).
+    @inline(never)  // its frame is not held for the whole stream
     private func checkRetired(_ scope: WatchScope) async throws {
         for module in scope.retired.sorted() {
             let state = try await self.state(of: module)
@@ -226,19 +232,34 @@ public struct WatchInteractor: WatchInteractorProtocol {
             }
             if self.reloads.unchanged(since: generation) { break }
         }
-        for (schema, state) in states {
-            for section in schema.sections {
-                for item in section.items where scope.includes(module: schema.name, path: "\(section.id).\(item.id)") {
-                    let setting = ResolvedSetting(module: schema.name, sectionID: section.id, item: item, state: state)
-                    try await emit(.current(setting, revision: state.revision, cursor: cursor))
-                }
-            }
+        for event in Self.currentEvents(states, scope: scope, cursor: cursor) {
+            try await emit(event)
         }
         try await emit(.ready(cursor: cursor))
         return cursor
     }
 
+    /// The current value of every watched key of `states`, as events (made apart from the async function that sends
+    /// them, whose frame holds every local it has across its awaits).
+    private static func currentEvents(
+        _ states: [(schema: ModuleSchema, state: ModuleState)],
+        scope: WatchScope,
+        cursor: WatchCursor
+    ) -> [WatchEvent] {
+        var events: [WatchEvent] = []
+        for (schema, state) in states {
+            for section in schema.sections {
+                for item in section.items where scope.includes(module: schema.name, path: "\(section.id).\(item.id)") {
+                    let setting = ResolvedSetting(module: schema.name, sectionID: section.id, item: item, state: state)
+                    events.append(.current(setting, revision: state.revision, cursor: cursor))
+                }
+            }
+        }
+        return events
+    }
+
     /// Sends the changes of `record` that come after the cursor and are watched, moving the cursor past each.
+    @inline(never)  // its frame is not held for the whole stream
     private func deliver(
         _ record: ChangeRecord,
         module: String,
