@@ -70,15 +70,23 @@ extension SettingsCtl {
     /// `message` with a hint when an argument that begins with '-' was taken for an option, so that the value it
     /// was meant to be is missing (`set KEY -x`): such a value goes after `--`.
     package static func usageHint(_ message: String, arguments: [String]) -> String {
+        // The last such argument that is none of settingsctl's options: `--socket PATH` before the command is one.
         guard message.contains("Missing expected argument"),
-            let dashed = arguments.prefix(while: { $0 != "--" }).first(where: {
-                $0.hasPrefix("-") && !$0.hasPrefix("--") && Double($0) == nil
+            let dashed = arguments.prefix(while: { $0 != "--" }).last(where: {
+                $0.hasPrefix("-") && Double($0) == nil && !Self.optionNames.contains($0)
             })
         else { return message }
         let lines = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
         let first = "\(lines[0]) ('\(dashed)' was read as an option: put -- before a value that begins with '-')"
         return ([first] + lines.dropFirst().map(String.init)).joined(separator: "\n")
     }
+
+    /// The options settingsctl reads before or after a command: an argument spelled so is not a value that was
+    /// meant.
+    private static let optionNames: Set<String> = [
+        "--socket", "--apply-socket", "--json", "--help", "-h", "--version", "--after", "--dry-run", "--replace",
+        "--if-revision", "--effective",
+    ]
 
     /// A usage error of ArgumentParser (`Error: Missing expected argument…` and the usage after it) as a failure:
     /// its first line, without the `Error: ` prefix.

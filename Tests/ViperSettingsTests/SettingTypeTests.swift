@@ -195,6 +195,21 @@ struct SettingTypeTests {
         #expect(SettingsFormatter.display(.strings(["a", "b"])) == "a, b")
     }
 
+    @Test("a long pattern is shown cut in the reason, with where to read it whole")
+    func longPatternIsCut() throws {
+        let pattern = "^(" + Array(repeating: "[0-9]{1,3}", count: 20).joined(separator: "|") + ")$"
+        let type = SettingType.strings(maxItems: nil, maxLength: nil, pattern: pattern, maxSize: nil)
+        let error = #expect(throws: ValueRejection.self) { try type.checked(.strings(["a"])) }
+        let reason = error?.reason ?? ""
+        #expect(reason.hasPrefix("item 1 must match the pattern ^([0-9]{1,3}|"), "\(reason)")
+        #expect(
+            reason.hasSuffix(
+                "… (\(pattern.count) characters: settingsctl explain KEY shows it, and what the key takes)"
+            )
+        )
+        #expect(reason.count < 160)
+    }
+
     @Test("each string of a list must match the pattern, and the first that does not is named")
     func listPattern() throws {
         let hosts = SettingType.strings(pattern: "^[a-z.]+$")

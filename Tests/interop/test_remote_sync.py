@@ -119,6 +119,17 @@ def test_http_layers_locks_sync_and_status(daemon_factory, nginx):
     assert ctl(daemon, "get", "network.proxy.port").stdout == "3128\n", "a key removed remotely loses that layer"
     assert ctl(daemon, "set", "network.proxy.port", "1").returncode == 0, "no longer locked"
 
+    # Locked again over its local value: a module is reset whole or not at all, and the message says the other
+    # keys kept theirs.
+    assert ctl(daemon, "set", "network.proxy.host", "proxy.example").returncode == 0
+    write_document(nginx["www"], "r3", mandatory={"proxy.port": 8080})
+    wait_until(lambda: json.loads(ctl(daemon, "--json", "sync").stdout)["sync"]["revision"] == "r3", deadline=30,
+               what="a sync that fetches r3")
+    whole = ctl(daemon, "reset", "network")
+    assert whole.returncode == 6, whole
+    assert "no key of module network was reset" in whole.stderr, whole.stderr
+    assert ctl(daemon, "get", "network.proxy.host").stdout == "proxy.example\n"
+
 
 def test_remote_down_at_restart_serves_the_cache(daemon_factory, nginx, tmp_path):
     write_document(nginx["www"], "r1", mandatory={"proxy.mode": "auto"})

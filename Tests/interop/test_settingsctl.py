@@ -375,6 +375,9 @@ def test_usage_errors_have_the_same_prefix_and_a_dashed_value_gets_a_hint(daemon
     assert result.stderr.startswith("settingsctl: Missing expected argument"), result.stderr
     assert "put -- before a value that begins with '-'" in result.stderr
     assert not any(line.startswith("Error:") for line in result.stderr.splitlines())
+    # A value that begins with two dashes gets the same hint, naming it; an option before the command is not named.
+    result = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", PORT, "--5"]), USAGE)
+    assert "('--5' was read as an option: put -- before a value that begins with '-')" in result.stderr, result.stderr
 
 
 def test_help_and_version_exit_0():
@@ -385,6 +388,29 @@ def test_help_and_version_exit_0():
 def test_unreachable_exits_3(tmp_path):
     result = check(support.run_settingsctl(["--socket", str(tmp_path / "missing.sock"), "get", PORT]), UNREACHABLE)
     assert result.stderr.startswith("settingsctl:")
+
+
+def test_a_path_that_is_no_socket_is_named_as_such(tmp_path):
+    """A file or a directory given as the socket: settingsctl says what it is rather than blame a stopped daemon."""
+    regular = tmp_path / "dump.json"
+    regular.write_text("{}")
+    for path, kind in ((regular, "a regular file"), (tmp_path, "a directory")):
+        result = check(support.run_settingsctl(["--socket", str(path), "get", PORT]), UNREACHABLE)
+        assert f"{path} is {kind}, not a socket" in result.stderr, result.stderr
+        assert "Is viper-settingsd running?" not in result.stderr
+
+
+def test_a_socket_this_user_may_not_open_says_so(daemon, tmp_path):
+    """Permission denied is not "is the daemon running?": the daemon runs, this user may not connect."""
+    if os.getuid() != 0:
+        pytest.skip("needs root to run settingsctl as another user")
+    hidden = tmp_path / "private"
+    hidden.mkdir(mode=0o700)
+    link = hidden / "sock"
+    os.symlink(daemon.socket_path, link)
+    result = check(support.run_settingsctl(["--socket", str(link), "get", PORT], user=65534), UNREACHABLE)
+    assert "Permission denied: uid 65534 may not open the socket" in result.stderr, result.stderr
+    assert "Is viper-settingsd running?" not in result.stderr
 
 
 def test_stale_socket_exits_3():

@@ -137,6 +137,20 @@ package struct VarlinkClient: Sendable {
         )
     }
 
+    /// What is at `path` when it exists and is not a socket ("a regular file", "a directory"); `nil` otherwise.
+    static func notASocket(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFSOCK: return nil
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a socket"
+        }
+    }
+
     /// The failure, for people, of a connection to the daemon (or the applier).
     package func failure(for error: UnixSocketConnection.Failure) -> CLIFailure {
         let daemon = "\(self.peer.name) at \(self.location.path) (\(self.location.explanation))"
@@ -146,6 +160,21 @@ package struct VarlinkClient: Sendable {
             return CLIFailure(.unreachable, "cannot reach \(daemon): the path is too long for a Unix socket")
         case .connect(let code):
             let reason = ProcessEnvironment.describe(errno: code)
+            if let other = Self.notASocket(self.location.path) {
+                return CLIFailure(
+                    .unreachable,
+                    "cannot reach \(daemon): \(self.location.path) is \(other), not a socket"
+                )
+            }
+            if code == EACCES || code == EPERM {
+                // The daemon may well be running: this user may not open its socket.
+                return CLIFailure(
+                    .unreachable,
+                    "cannot reach \(daemon): \(reason): uid \(getuid()) may not open the socket (its mode, or that of a"
+                        + " directory above it, keeps this user out); run settingsctl as a user allowed to, or point"
+                        + " it at a socket of your own"
+                )
+            }
             return CLIFailure(.unreachable, "cannot reach \(daemon): \(reason)\n\(hint)")
         case .transfer(let code):
             let reason = ProcessEnvironment.describe(errno: code)

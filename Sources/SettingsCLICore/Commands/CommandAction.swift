@@ -82,7 +82,16 @@ package enum CommandAction: Sendable, Hashable {
             return try Self.present(json, model) { SetResultRenderer.render(model, style: style) }
         case .reset(let target):
             let parameters: JSONValue = ["key": .string(target)]
-            let model = try Self.request(client, .reset, parameters, as: ResetResultViewModel.self)
+            let model: ResetResultViewModel
+            do {
+                model = try Self.request(client, .reset, parameters, as: ResetResultViewModel.self)
+            } catch  where error.errorName == "\(SettingsMethod.interface).KeyLocked" && !target.contains(".") {
+                // A module is reset whole or not at all: say so, or the other keys would seem reset.
+                var failure = error
+                failure.message +=
+                    "; no key of module \(TableFormatter.printable(target)) was reset (reset the others one by one)"
+                throw failure
+            }
             return try Self.present(json, model) {
                 ResetResultRenderer.render(model, target: target, style: style)
             }

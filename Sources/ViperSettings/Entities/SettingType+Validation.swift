@@ -8,6 +8,14 @@ public struct ValueRejection: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension SettingType {
+    /// A pattern as an error shows it: whole up to 100 characters, else its beginning and where to read the rest (an
+    /// address pattern of a thousand characters says less than the key's summary).
+    static func shown(pattern: String) -> String {
+        guard pattern.count > 100 else { return pattern }
+        return
+            "\(pattern.prefix(48))… (\(pattern.count) characters: settingsctl explain KEY shows it, and what the key takes)"
+    }
+
     /// Checks a typed JSON value against this type and its constraints; integers are accepted for doubles, but an
     /// `int` takes no `2.0` or `2e0`, as a stored value or a schema's default.
     public func value(fromJSON json: JSONValue) throws(ValueRejection) -> SettingValue {
@@ -132,7 +140,7 @@ extension SettingType {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
             if let pattern, let index = texts.firstIndex(where: { [matches = Self.matcher(pattern)] in !matches($0) }) {
-                throw ValueRejection("item \(index + 1) must match the pattern \(pattern)")
+                throw ValueRejection("item \(index + 1) must match the pattern \(Self.shown(pattern: pattern))")
             }
             return value
         case (.int(let range), .int(let number)):
@@ -162,7 +170,7 @@ extension SettingType {
                 throw ValueRejection("must be at most \(maxLength) characters, has \(text.unicodeScalars.count)")
             }
             if let pattern, !Self.matcher(pattern)(text) {
-                throw ValueRejection("must match the pattern \(pattern)")
+                throw ValueRejection("must match the pattern \(Self.shown(pattern: pattern))")
             }
             return value
         default:

@@ -100,6 +100,22 @@ extension JSONFileRepository {
             let failure = StorageError("cannot write the journals: the storage thread pool is not running (\(error))")
             outcomes = modules.map { .init(module: $0, descriptor: self.descriptors[$0], error: failure) }
         }
+        let durable = self.record(outcomes, of: writes)
+        self.closeJournals(beyond: Self.openJournalLimit, keeping: Set(modules))
+        self.passOn()
+        for (module, records) in durable {
+            for record in records { record.finish(.success(())) }
+            self.feed?.publish(module: module, records: records.compactMap(\.published))
+        }
+    }
+
+    /// Records the outcome of a batch: fails the records of a module that could not be written, moves the durable
+    /// state of the others; returns the records now durable, by module. Apart from ``finishBatch()``, whose async
+    /// frame its leader's task holds for as long as it lives (a connection's).
+    private func record(
+        _ outcomes: [JournalWriter.Outcome],
+        of writes: [String: [PendingWrite]]
+    ) -> [(module: String, records: [PendingWrite])] {
         var durable: [(module: String, records: [PendingWrite])] = []
         for outcome in outcomes {
             let records = writes[outcome.module]!
@@ -134,12 +150,7 @@ extension JSONFileRepository {
             durable.append((outcome.module, records))
             self.apply(outcome.compaction, module: outcome.module)
         }
-        self.closeJournals(beyond: Self.openJournalLimit, keeping: Set(modules))
-        self.passOn()
-        for (module, records) in durable {
-            for record in records { record.finish(.success(())) }
-            self.feed?.publish(module: module, records: records.compactMap(\.published))
-        }
+        return durable
     }
 
     /// The most journals kept open between batches: the daemon keeps a fixed number of descriptors for everything

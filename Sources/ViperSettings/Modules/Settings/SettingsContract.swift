@@ -19,8 +19,8 @@ public enum SettingsViewEvent: Sendable, Hashable {
 }
 
 /// What the Presenter hands the View: the reply of one call. `status` and `sync` are the Sync Presenter's, routed
-/// through the same View.
-public enum SettingsViewModel: Sendable, Hashable, Encodable {
+/// through the same View. Indirect: the async frames of a call hold a pointer, not the largest of its cases.
+public indirect enum SettingsViewModel: Sendable, Hashable, Encodable {
     case modules(ModuleListViewModel)
     case module(ModuleViewModel)
     case value(ValueViewModel)

@@ -51,18 +51,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     }
 
     public func set(path: String, input: SettingInput, caller: Caller) async throws(SettingsFailure) -> SetOutcome {
-        let (sectionID, item) = try self.item(at: path)
-        let key = SettingKey(module: self.schema.name, section: sectionID, item: item.id)
-        try self.authorize(caller, key: key.description, method: "Set")
-        let value: SettingValue
-        do {
-            switch input {
-            case .json(let json): value = try item.type.value(fromJSON: json)
-            case .text(let text): value = try item.type.value(fromText: text)
-            }
-        } catch {
-            throw .invalidValue(key: key.description, value: input.description, reason: error.reason)
-        }
+        let (sectionID, item, key, value) = try self.setTarget(path: path, input: input, caller: caller)
         let module = self.schema.name
         // The key in the module as the schema spells it (`path` is the caller's spelling).
         let stored = key.path
@@ -74,6 +63,41 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             guard state.local[stored] != value else { return nil }
             return LocalChange(set: [stored: value], revision: state.revision)
         }
+        return self.setOutcome(sectionID: sectionID, item: item, before: before, after: after, caller: caller)
+    }
+
+    /// The key a set names, checked (the caller may write it), and the value read by its type.
+    @inline(never)  // apart from the async function, as ``setOutcome(sectionID:item:before:after:caller:)``
+    private func setTarget(
+        path: String,
+        input: SettingInput,
+        caller: Caller
+    ) throws(SettingsFailure) -> (sectionID: String, item: ItemSchema, key: SettingKey, value: SettingValue) {
+        let (sectionID, item) = try self.item(at: path)
+        let key = SettingKey(module: self.schema.name, section: sectionID, item: item.id)
+        try self.authorize(caller, key: key.description, method: "Set")
+        do {
+            switch input {
+            case .json(let json): return (sectionID, item, key, try item.type.value(fromJSON: json))
+            case .text(let text): return (sectionID, item, key, try item.type.value(fromText: text))
+            }
+        } catch {
+            throw .invalidValue(key: key.description, value: input.description, reason: error.reason)
+        }
+    }
+
+    /// What a set did, audited when it changed something. Apart from ``set(path:input:caller:)``: an async
+    /// function's frame holds its locals for as long as its task lives (a connection's).
+    @inline(never)
+    private func setOutcome(
+        sectionID: String,
+        item: ItemSchema,
+        before: ModuleState,
+        after: ModuleState,
+        caller: Caller
+    ) -> SetOutcome {
+        let module = self.schema.name
+        let stored = "\(sectionID).\(item.id)"
         let outcome = SetOutcome(
             before: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: before),
             after: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: after),
@@ -113,9 +137,19 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             guard !removed.isEmpty else { return nil }
             return LocalChange(remove: removed, revision: state.revision)
         }
-        if path == nil {
-            targets = self.schema.sections.flatMap { section in section.items.map { (section.id, $0) } }
-        }
+        return self.resetOutcome(targets: path == nil ? nil : targets, before: before, after: after, caller: caller)
+    }
+
+    /// What a reset did to `targets` (every key of the module when `nil`), audited when it changed something.
+    @inline(never)  // apart from the async function, as ``setOutcome(sectionID:item:before:after:caller:)``
+    private func resetOutcome(
+        targets named: [(sectionID: String, item: ItemSchema)]?,
+        before: ModuleState,
+        after: ModuleState,
+        caller: Caller
+    ) -> ResetOutcome {
+        let module = self.schema.name
+        let targets = named ?? self.schema.sections.flatMap { section in section.items.map { (section.id, $0) } }
         let pairs = targets.map { target in
             (
                 ResolvedSetting(module: module, sectionID: target.sectionID, item: target.item, state: before),

@@ -90,6 +90,9 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         )
     }
 
+    /// The ViewModel of `event`. Each kind of call has async functions of its own, and builds its ViewModel in a
+    /// synchronous one: an async function's frame holds every local of every branch for as long as its task lives
+    /// (a connection's, whatever call comes next).
     private func viewModel(
         for event: SettingsViewEvent,
         caller: Caller
@@ -97,71 +100,111 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         -> SettingsViewModel
     {
         switch event {
-        case .showModule:
-            let schema = self.interactor.schema
-            let (settings, revision) = try await self.interactor.resolveAll()
-            let sections = self.dataManager.sections(of: schema, settings: settings).map { section in
-                SectionViewModel(id: section.id, title: section.title, items: section.settings.map(Self.item))
-            }
-            return .module(
-                ModuleViewModel(
-                    module: schema.name,
-                    title: schema.title,
-                    description: schema.description,
-                    revision: revision,
-                    sections: sections
-                )
+        case .showModule: try await self.showModule()
+        case .get(let path): try await self.get(path)
+        case .set(let path, let input): try await self.set(path, input: input, caller: caller)
+        case .reset(let path): try await self.reset(path, caller: caller)
+        case .explain(let path): try await self.explain(path)
+        }
+    }
+
+    @inline(never)
+    private func showModule() async throws(SettingsFailure) -> SettingsViewModel {
+        let (settings, revision) = try await self.interactor.resolveAll()
+        return self.module(settings, revision: revision)
+    }
+
+    private func module(_ settings: [ResolvedSetting], revision: Int64) -> SettingsViewModel {
+        let schema = self.interactor.schema
+        let sections = self.dataManager.sections(of: schema, settings: settings).map { section in
+            SectionViewModel(id: section.id, title: section.title, items: section.settings.map(Self.item))
+        }
+        return .module(
+            ModuleViewModel(
+                module: schema.name,
+                title: schema.title,
+                description: schema.description,
+                revision: revision,
+                sections: sections
             )
-        case .get(let path):
-            let (setting, revision) = try await self.interactor.resolve(path: path)
-            return .value(Self.value(setting, revision: revision))
-        case .set(let path, let input):
-            let outcome = try await self.interactor.set(path: path, input: input, caller: caller)
-            return .set(
-                SetResultViewModel(
-                    item: Self.item(outcome.after),
-                    previous: Self.item(outcome.before),
-                    changed: outcome.changed,
-                    revision: outcome.revision
-                )
+        )
+    }
+
+    @inline(never)
+    private func get(_ path: String) async throws(SettingsFailure) -> SettingsViewModel {
+        let (setting, revision) = try await self.interactor.resolve(path: path)
+        return .value(Self.value(setting, revision: revision))
+    }
+
+    @inline(never)
+    private func set(
+        _ path: String,
+        input: SettingInput,
+        caller: Caller
+    ) async throws(SettingsFailure)
+        -> SettingsViewModel
+    {
+        Self.setResult(try await self.interactor.set(path: path, input: input, caller: caller))
+    }
+
+    private static func setResult(_ outcome: SetOutcome) -> SettingsViewModel {
+        .set(
+            SetResultViewModel(
+                item: Self.item(outcome.after),
+                previous: Self.item(outcome.before),
+                changed: outcome.changed,
+                revision: outcome.revision
             )
-        case .reset(let path):
-            let outcome = try await self.interactor.reset(path: path, caller: caller)
-            return .reset(
-                ResetResultViewModel(
-                    items: outcome.after.map(Self.item),
-                    changed: outcome.changed,
-                    revision: outcome.revision
-                )
+        )
+    }
+
+    @inline(never)
+    private func reset(_ path: String?, caller: Caller) async throws(SettingsFailure) -> SettingsViewModel {
+        Self.resetResult(try await self.interactor.reset(path: path, caller: caller))
+    }
+
+    private static func resetResult(_ outcome: ResetOutcome) -> SettingsViewModel {
+        .reset(
+            ResetResultViewModel(
+                items: outcome.after.map(Self.item),
+                changed: outcome.changed,
+                revision: outcome.revision
             )
-        case .explain(let path):
-            let (setting, revision) = try await self.interactor.resolve(path: path)
-            let layers = Layer.allCases.map { layer in
-                let value = setting.layers[layer]
-                return LayerValueViewModel(
-                    layer: layer,
-                    present: value != nil,
-                    value: value?.json,
-                    display: value.map(SettingsFormatter.display),
-                    source: SettingsFormatter.source(of: layer, module: setting.key.module, present: value != nil)
-                )
-            }
-            return .explain(
-                ExplainViewModel(
-                    item: Self.item(setting),
-                    layers: layers,
-                    winner: setting.winner,
-                    revision: revision,
-                    remoteRevision: self.remoteRevision(),
-                    rejected: Self.rejections(of: setting.key.description, in: self.remoteRejections()),
-                    ignored: setting.ignored.isEmpty
-                        ? nil
-                        : setting.ignored.map {
-                            "\($0.layer.rawValue) \(SettingsFormatter.display($0.value)): \($0.reason)"
-                        }
-                )
+        )
+    }
+
+    @inline(never)
+    private func explain(_ path: String) async throws(SettingsFailure) -> SettingsViewModel {
+        let (setting, revision) = try await self.interactor.resolve(path: path)
+        return self.explanation(setting, revision: revision)
+    }
+
+    private func explanation(_ setting: ResolvedSetting, revision: Int64) -> SettingsViewModel {
+        let layers = Layer.allCases.map { layer in
+            let value = setting.layers[layer]
+            return LayerValueViewModel(
+                layer: layer,
+                present: value != nil,
+                value: value?.json,
+                display: value.map(SettingsFormatter.display),
+                source: SettingsFormatter.source(of: layer, module: setting.key.module, present: value != nil)
             )
         }
+        return .explain(
+            ExplainViewModel(
+                item: Self.item(setting),
+                layers: layers,
+                winner: setting.winner,
+                revision: revision,
+                remoteRevision: self.remoteRevision(),
+                rejected: Self.rejections(of: setting.key.description, in: self.remoteRejections()),
+                ignored: setting.ignored.isEmpty
+                    ? nil
+                    : setting.ignored.map {
+                        "\($0.layer.rawValue) \(SettingsFormatter.display($0.value)): \($0.reason)"
+                    }
+            )
+        )
     }
 
     public func valueNow(path: String) -> ValueViewModel? {
