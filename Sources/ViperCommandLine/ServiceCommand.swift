@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import Glibc
 
 /// The command line of a long-running program (viper-settingsd, viper-settings-apply): `--help` laid out for the
 /// terminal, so that the tables of its discussion (signals, exit statuses) keep their columns; a usage error is
@@ -14,7 +15,12 @@ extension ServiceCommand {
     }
 
     /// Parses the process's arguments and runs the command; exits 2 on a usage error, 1 on a failure.
+    ///
+    /// SIGHUP, a reload for both services, is ignored from here until the service that reloads catches it: by
+    /// default it would end a service still starting (reading a thousand schemas takes a second), and systemd does
+    /// not restart a service a signal ended cleanly.
     public static func start() async {
+        signal(SIGHUP, SIG_IGN)
         do {
             var command = try Self.parseAsRoot()
             if var service = command as? Self {

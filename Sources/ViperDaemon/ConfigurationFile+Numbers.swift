@@ -21,7 +21,9 @@ extension ConfigurationFile {
         note: String = ""
     ) throws(ConfigurationError) -> Duration? {
         guard let text = self.values[key] else { return nil }
-        guard let seconds = Double(text), range.contains(seconds) else {
+        // Decimal only: `Double` also reads hexadecimal (`0x10`, `0x1p1`), which no one means for seconds.
+        let decimal = text.utf8.allSatisfy { (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }
+        guard decimal, let seconds = Double(text), range.contains(seconds) else {
             throw ConfigurationError(
                 "\(self.path): \(key) must be a number of seconds from \(Self.format(range.lowerBound)) to "
                     + "\(Self.format(range.upperBound))\(note), not '\(text)'"

@@ -11,6 +11,13 @@ enum RemoteSourceFactory {
     ///
     /// - Throws: ``RemoteSyncError`` saying what is wrong with `remote`.
     static func check(_ remote: String) throws(RemoteSyncError) {
+        // Far above any real URL: a longer one is a mistake (a file pasted in), not to be logged whole at each sync.
+        guard remote.utf8.count <= Self.maximumURLLength else {
+            throw RemoteSyncError.configuration(
+                "the URL is \(remote.utf8.count) bytes long, more than \(Self.maximumURLLength) (it begins "
+                    + "'\(remote.prefix(64))')"
+            )
+        }
         let lowered = remote.lowercased()
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             try HTTPSourceConfiguration(url: remote).validate()
@@ -23,6 +30,9 @@ enum RemoteSourceFactory {
             )
         }
     }
+
+    /// The longest remote URL accepted, in bytes.
+    static let maximumURLLength = 8192
 
     /// The source and what to call once it stopped, or `nil` when remote sync is off. Throws a
     /// ``ConfigurationError`` for a URL it cannot use (which ``check(_:)`` has refused already when the

@@ -63,6 +63,9 @@ struct ApplyCommandHelpTests {
             (["--control-socket", ""], "--control-socket: the path is empty"),
             (["--state-dir", ""], "--state-dir: the path is empty"),
             (["--targets-dir", ""], "--targets-dir: the path is empty"),
+            // `--root "$IMAGE"` with IMAGE unset: not the running system.
+            (["--root", ""], "--root: the path is empty"),
+            (["--root", "relative"], "--root must be absolute"),
             (["--root", "/nonexistent-root"], "--root /nonexistent-root is not a directory"),
             (["--root", "/etc/hostname"], "--root /etc/hostname is not a directory"),
         ] {

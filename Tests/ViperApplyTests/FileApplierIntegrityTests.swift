@@ -35,6 +35,10 @@ struct FileApplierIntegrityTests {
             )
             try Files.write("old\n", to: target.destination)
             chmod(target.destination, 0o640)
+            // The dry run tells what the apply will do.
+            let preview = await applier.apply(target, rendered: "a = 1\n", dryRun: true)
+            #expect(preview.result == .checkFailed, "\(preview)")
+            #expect(preview.error?.contains("the check command changed the file it checks") == true, "\(preview)")
             let outcome = await applier.apply(target, rendered: "a = 1\n")
             #expect(outcome.result == .checkFailed, "\(outcome)")
             #expect(outcome.error?.contains("the check command changed the file it checks") == true, "\(outcome)")

@@ -79,7 +79,8 @@ struct FileApplierSafetyTests {
             try FileManager.default.createDirectory(atPath: directory + "/etc", withIntermediateDirectories: true)
             for name in [".app.conf.viper-apply.Ab3xYz", ".app.conf.viper-apply.previous"] {
                 try Files.write("x", to: directory + "/etc/" + name)
-                Self.age(directory + "/etc/" + name)
+                // As after a kill and systemd's restart a few seconds later.
+                Self.age(directory + "/etc/" + name, seconds: 5)
             }
             for name in [".app.conf.notours", ".app.conf.Ab3xYz", ".app.conf.viper-apply.backup2"] {
                 try Files.write("keep", to: directory + "/etc/" + name)
@@ -136,8 +137,8 @@ struct FileApplierSafetyTests {
     }
 
     /// Makes `path` look written two minutes ago: older than a file in use can be.
-    static func age(_ path: String) {
-        let old = timespec(tv_sec: time(nil) - 120, tv_nsec: 0)
+    static func age(_ path: String, seconds: Int = 120) {
+        let old = timespec(tv_sec: time(nil) - seconds, tv_nsec: 0)
         let times = [old, old]
         utimensat(AT_FDCWD, path, times, 0)
     }

@@ -174,6 +174,7 @@ struct DaemonFlagsTests {
             "remote-poll-interval = 0.5", "max-message-size = 10", "max-connections-per-uid = 0",
             "idle-timeout = 1e300", "idle-timeout = -1", "remote-timeout = inf", "sync-min-interval = nan",
             "max-connections = 0", "max-value-size = 99999999999999999999", "max-connections-per-uid = many",
+            "idle-timeout = 0x10", "idle-timeout = 0x1p1", "remote-timeout = 1_0",
         ]
     )
     func outOfRange(line: String) throws {
@@ -192,6 +193,7 @@ struct DaemonFlagsTests {
             ("ftp://x/y", "'ftp://x/y' is not an https://, http:// or etcd:// URL"),
             ("etcd://127.0.0.1:9", "invalid etcd URL 'etcd://127.0.0.1:9': a key prefix is missing"),
             ("https://", "remote URL https:// has no host"),
+            ("https://h/" + String(repeating: "a", count: 9000), "the URL is 9010 bytes long, more than 8192"),
         ]
     )
     func unusableRemoteInFile(remote: String, reason: String) throws {

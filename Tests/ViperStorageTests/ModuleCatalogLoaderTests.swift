@@ -48,6 +48,23 @@ struct ModuleCatalogLoaderTests {
         #expect(range.description.hasPrefix(self.scratch.file("ranged.json") + ": $.sections[0].items[0].default: "))
     }
 
+    @Test("a default larger than max-value-size is an error of its schema, as a set of it would be refused")
+    func defaultOverTheValueSize() throws {
+        let schema = """
+            {"module": "big", "sections": [{"id": "s", "items": [
+              {"id": "small", "type": "string", "default": "abc"},
+              {"id": "names", "type": "strings", "default": ["abcdef", "ghijkl"]}
+            ]}]}
+            """
+        try Files.write(schema, to: self.scratch.file("big.json"))
+        #expect(try ModuleCatalogLoader(directory: self.scratch.path, maxValueSize: 64).load().errors.isEmpty)
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path, maxValueSize: 8).load()
+        #expect(catalog.schemas.isEmpty)
+        let error = try #require(catalog.errors.first)
+        #expect(error.path == "$.sections[0].items[1].default", "\(error)")
+        #expect(error.reason.contains("more than the limit of 8 bytes (max-value-size)"), "\(error)")
+    }
+
     @Test("a file whose module is not its file name is rejected")
     func mismatchedName() throws {
         try Files.write(Self.schema("display"), to: self.scratch.file("network.json"))

@@ -305,3 +305,48 @@ def test_socket_directory_created_under_a_strict_umask_lets_everyone_connect(dae
         assert stat.S_IMODE(folder.stat().st_mode) == 0o755, (folder, oct(folder.stat().st_mode))
     result = support.run_settingsctl(["--socket", daemon.socket_path, "get", "network.proxy.port"], user=65534)
     assert (result.returncode, result.stdout) == (0, "3128\n"), result.stderr
+
+
+def sighup_disposition(pid):
+    """Whether SIGHUP is ignored, caught or left to its default action (which ends the process) in `pid`."""
+    fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    bit = 1 << (signal.SIGHUP - 1)
+    if int(fields["SigIgn"], 16) & bit:
+        return "ignored"
+    return "caught" if int(fields["SigCgt"], 16) & bit else "default"
+
+
+def test_a_sighup_while_starting_does_not_end_the_daemon(daemon_factory, tmp_path):
+    """SIGHUP is a reload: one that comes while the daemon reads its schemas (a thousand take a second; here 300)
+    must not end it by the signal's default action, which systemd does not restart."""
+    modules = tmp_path / "modules"
+    shutil.copytree(support.MODULES_DIR, modules)
+    for index in range(300):
+        (modules / f"extra{index}.json").write_text(json.dumps({
+            "module": f"extra{index}", "title": f"Extra {index}",
+            "sections": [{"id": "s", "title": "S", "items": [
+                {"id": f"k{item}", "type": "int", "range": [0, 1000], "default": item} for item in range(20)]}],
+        }))
+    config = tmp_path / "viper-settingsd.conf"
+    config.write_text(support.CONFIG_FILE.read_text().replace("modules-dir = modules", f"modules-dir = {modules}"))
+    daemon = daemon_factory(config=config, start=False)
+    daemon.start(wait=False)
+    pid = daemon.process.pid
+    # From just after exec (the runtime starting) SIGHUP is ignored, long before the daemon listens.
+    while True:
+        assert daemon.alive(), f"viper-settingsd exited with {daemon.process.returncode}; log:\n{daemon.log()}"
+        disposition = sighup_disposition(pid)
+        if disposition != "default":
+            break
+        assert not os.path.exists(daemon.socket_path), "SIGHUP was left to its default action until the daemon listened"
+        time.sleep(0.0005)  # polling interval; the loop ends on the disposition changing
+    assert disposition == "ignored" or os.path.exists(daemon.socket_path)
+    signals = 0
+    while not (os.path.exists(daemon.socket_path) and support.can_connect(daemon.socket_path)):
+        assert daemon.alive(), f"a SIGHUP while starting ended the daemon ({daemon.process.returncode})"
+        os.kill(pid, signal.SIGHUP)
+        signals += 1
+        time.sleep(0.002)  # a SIGHUP every 2 ms while it starts, not synchronization
+    assert signals > 0
+    daemon.wait_ready()
+    assert support.run_settingsctl(["--socket", daemon.socket_path, "get", "extra7.s.k3"]).stdout == "3\n"

@@ -146,8 +146,8 @@ final class DestinationDirectory {
     }
 
     /// Whether the applier's file `name` may be in use by another process: its writer holds a lock on it (see
-    /// ``TemporaryFile``), or it changed in the last minute (a writer that has not locked it yet). Such a file is not
-    /// a crash's leftover.
+    /// ``TemporaryFile``), or it changed in the last few seconds (a writer that created it and has not locked it yet,
+    /// a matter of microseconds). Such a file is not a crash's leftover.
     func mayBeInUse(_ name: String) -> Bool {
         let descriptor = openat(self.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
@@ -159,8 +159,9 @@ final class DestinationDirectory {
         return time(nil) - info.st_mtim.tv_sec < Self.recentSeconds
     }
 
-    /// How recent a change makes a file of the applier's count as in use.
-    static let recentSeconds = 60
+    /// How recent a change makes a file of the applier's count as in use: short, so that the first write after a
+    /// restart (systemd restarts the applier after a second) removes a crash's leftovers.
+    static let recentSeconds = 3
 
     /// Makes `link` a second name of the entry `name` (a regular file or a symbolic link, not what it points to): the
     /// same inode, with its owner, mode and other links. An entry called `link` is removed first.

@@ -296,6 +296,9 @@ public struct FileApplier: Sendable {
             if !result.succeeded {
                 outcome.result = .checkFailed
                 outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
+            } else {
+                // As the apply does: a verdict on a file the check changed is none.
+                try copy.verifyUnchanged(bytes, check: check)
             }
         } catch {
             outcome.result = .checkFailed

@@ -109,7 +109,7 @@ public struct ApplyCommand: ServiceCommand {
             valueName: "dir"
         )
     )
-    var root = ""
+    var root: String?
 
     @Flag(
         name: .customLong("run-reloads"),
@@ -142,18 +142,19 @@ public struct ApplyCommand: ServiceCommand {
         guard self.logLevel.map({ Logger.Level(rawValue: $0) != nil }) ?? true else {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical")
         }
-        guard self.root.isEmpty || self.root.hasPrefix("/") else { throw ValidationError("--root must be absolute") }
+        // An empty root (`--root "$IMAGE"` with IMAGE unset) is refused, not taken for the running system.
         for (flag, value) in [
             ("--targets-dir", self.targetsDirectory), ("--socket", self.socket), ("--state-dir", self.stateDirectory),
-            ("--control-socket", self.controlSocket),
+            ("--control-socket", self.controlSocket), ("--root", self.root),
         ] where value?.isEmpty == true {
             throw ValidationError("\(flag): the path is empty")
         }
         // A mistyped root would be made, a whole tree written under it: the image must be there.
-        if !self.root.isEmpty {
+        if let root = self.root {
+            guard root.hasPrefix("/") else { throw ValidationError("--root must be absolute") }
             var status = stat()
-            guard stat(self.root, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-                throw ValidationError("--root \(self.root) is not a directory: give the image's root, made beforehand")
+            guard stat(root, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw ValidationError("--root \(root) is not a directory: give the image's root, made beforehand")
             }
         }
     }
@@ -187,7 +188,7 @@ public struct ApplyCommand: ServiceCommand {
             (stateDirectory.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath + "/") + stateDirectory
             + "/dry-run"
         try FileIO.makeDirectories(scratch)
-        let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: self.root)
+        let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: self.root ?? "")
         let notifier = SystemdNotifier()
         let interactor = ApplyInteractor(
             applier: FileApplier(

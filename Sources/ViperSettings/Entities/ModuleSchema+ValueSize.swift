@@ -33,3 +33,29 @@ extension ModuleSchema {
         return schema
     }
 }
+
+extension ModuleSchema {
+    /// Checks that every default fits the size limit of its item (``limitingValueSize(to:)``): a default that a set
+    /// of the same value would refuse is an error of the schema, as any default its item does not take.
+    public func checkDefaultSizes() throws(SchemaError) {
+        for (sectionIndex, section) in self.sections.enumerated() {
+            for (itemIndex, item) in section.items.enumerated() {
+                let size: Int
+                let limit: Int?
+                switch (item.type, item.defaultValue) {
+                case (.string(_, _, _, let maxSize), .string(let text)): (size, limit) = (text.utf8.count, maxSize)
+                case (.strings(_, _, _, let maxSize), let value): (size, limit) = (value.byteSize, maxSize)
+                default: continue
+                }
+                guard let limit, size > limit else { continue }
+                throw SchemaError(
+                    path: "$.sections[\(sectionIndex)].items[\(itemIndex)].default",
+                    reason: """
+                        default is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size): a set \
+                        of the same value would be refused
+                        """
+                )
+            }
+        }
+    }
+}

@@ -67,7 +67,9 @@ public struct ModuleCatalogLoader: Sendable {
                 }
                 files[schema.name] = path
                 sources[schema.name] = bytes
-                schemas.append(schema.limitingValueSize(to: self.maxValueSize))
+                let limited = schema.limitingValueSize(to: self.maxValueSize)
+                try limited.checkDefaultSizes()
+                schemas.append(limited)
             } catch {
                 var located = error
                 located.file = path
