@@ -73,7 +73,8 @@ extension SettingsCtl {
         // The last such argument that is none of settingsctl's options: `--socket PATH` before the command is one.
         guard message.contains("Missing expected argument"),
             let dashed = arguments.prefix(while: { $0 != "--" }).last(where: {
-                $0.hasPrefix("-") && Double($0) == nil && !Self.optionNames.contains($0)
+                $0.hasPrefix("-") && Double($0) == nil
+                    && !Self.optionNames.contains(String($0.prefix { $0 != "=" }))
             })
         else { return message }
         let lines = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)

@@ -48,7 +48,7 @@ final class ModuleCatalog: Sendable {
             let file = error.file ?? "?"
             let name = Self.moduleName(ofFile: file)
             if let name, next[name] == nil, let kept = previous[name] {
-                next[name] = kept.limitingValueSize(to: maxValueSize)
+                next[name] = self.limited(kept, to: maxValueSize)
                 nextSources[name] = previousSources[name]
                 self.logger.error(
                     "schema rejected, keeping the previous version of the module: \(error)",
@@ -57,7 +57,7 @@ final class ModuleCatalog: Sendable {
             } else if let name, next[name] == nil, let bytes = kept[name],
                 let last = try? ModuleCatalogLoader.schema(name: name, bytes: bytes)
             {
-                next[name] = last.limitingValueSize(to: maxValueSize)
+                next[name] = self.limited(last, to: maxValueSize)
                 nextSources[name] = bytes
                 self.logger.error(
                     "schema rejected, serving the module as it was last served: \(error)",
@@ -77,6 +77,21 @@ final class ModuleCatalog: Sendable {
         self.sources.withLock { $0 = nextSources }
         self.rejected.withLock { $0 = errors.map { $0.file ?? "?" }.sorted() }
         return served.sorted
+    }
+
+    /// A schema served again in place of its rejected file, its values limited to `maxValueSize` bytes; a default
+    /// over that limit (a reload that lowered it) is logged: it is served, but a set of the same value is refused.
+    private func limited(_ schema: ModuleSchema, to maxValueSize: Int) -> ModuleSchema {
+        let limited = schema.limitingValueSize(to: maxValueSize)
+        do {
+            try limited.checkDefaultSizes()
+        } catch {
+            self.logger.error(
+                "module \(schema.name) keeps a default that max-value-size now refuses: \(error)",
+                metadata: ["module": "\(schema.name)"]
+            )
+        }
+        return limited
     }
 
     private static func moduleName(ofFile path: String) -> String? {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Logging
+import SettingsAPI
 import ViperSettings
 import ViperSync
 
@@ -15,7 +16,7 @@ enum RemoteSourceFactory {
         guard remote.utf8.count <= Self.maximumURLLength else {
             throw RemoteSyncError.configuration(
                 "the URL is \(remote.utf8.count) bytes long, more than \(Self.maximumURLLength) (it begins "
-                    + "'\(remote.prefix(64))')"
+                    + "\(QuotedText.quote(remote, limit: 64)))"
             )
         }
         let lowered = remote.lowercased()

@@ -149,7 +149,8 @@ struct SchemaConsistencyTests {
             try Self.error(Self.module(item: #"{"id": "i", "type": "int", "default": 99999999999999999999}"#))
         )
         #expect(
-            huge.reason == "default 1e+20 does not fit a 64-bit integer (-9223372036854775808..9223372036854775807)"
+            huge.reason
+                == "default 100000000000000000000 does not fit a 64-bit integer (-9223372036854775808..9223372036854775807)"
         )
         #expect(try Self.error(Self.module(item: #"{"id": "i", "type": "double", "default": 2}"#)) == nil)
     }
@@ -159,7 +160,16 @@ struct SchemaConsistencyTests {
         let item = #"{"id": "i", "type": "int", "range": [0, 99999999999999999999], "default": 1}"#
         let error = try #require(try Self.error(Self.module(item: item)))
         #expect(error.path == "$.sections[0].items[0].range[1]")
-        #expect(error.reason == "1e+20 does not fit a 64-bit integer (-9223372036854775808..9223372036854775807)")
+        #expect(
+            error.reason
+                == "100000000000000000000 does not fit a 64-bit integer (-9223372036854775808..9223372036854775807)"
+        )
+        // Just below -2^63: read as -2^63 itself, and told why that does not fit either.
+        let below = #"{"id": "i", "type": "int", "range": [-9223372036854775809, 0], "default": 0}"#
+        let low = try #require(try Self.error(Self.module(item: below)))
+        #expect(low.path == "$.sections[0].items[0].range[0]")
+        #expect(low.reason.hasPrefix("-9223372036854775808 does not fit a 64-bit integer"), "\(low.reason)")
+        #expect(low.reason.contains("a JSON integer beyond 64 bits is read as a double"), "\(low.reason)")
         let reversed = try #require(
             try Self.error(Self.module(item: #"{"id": "i", "type": "int", "range": [5, 1], "default": 1}"#))
         )

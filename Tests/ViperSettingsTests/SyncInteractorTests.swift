@@ -282,6 +282,10 @@ struct SyncInteractorTests {
         #expect(recorder.messages(at: .error).isEmpty, "\(recorder.messages(at: .error))")
         #expect(try await self.repository.state(of: "network").recommended.isEmpty)
         #expect(recorder.messages(at: .notice).contains { $0.contains("dropped the remote values of module network") })
+        // Dropped, its remote revision kept: nothing left to drop, so a refusing module is not named at the next start.
+        #expect(try await self.repository.state(of: "network").remoteRevision == "r1")
+        await dropping(over: RefusingRepository(base: self.repository, refusing: "network")).dropCachedValues()
+        #expect(recorder.messages(at: .error).isEmpty, "\(recorder.messages(at: .error))")
         // `network` holds one again and refuses writes: it says why it keeps it.
         await self.interactor.apply(self.snapshot(recommended: ["proxy.port": 8081]))
         await dropping(over: RefusingRepository(base: self.repository, refusing: "network")).dropCachedValues()

@@ -27,8 +27,16 @@ struct JSONFileRepositoryFileLimitTests {
                 LocalChange(set: ["idle.a": .int(1)], revision: $0.revision + 1)
             }
         }
-        #expect(error?.message.contains("\(snapshot) is larger than 256 MiB") == true, "\(String(describing: error))")
-        #expect(recorder.messages(at: .error).contains { $0.contains("\(snapshot) is larger than 256 MiB") })
+        #expect(
+            error?.message.contains("\(snapshot) is larger than 256 MiB, more than a state file of its module can be")
+                == true,
+            "\(String(describing: error))"
+        )
+        #expect(
+            recorder.messages(at: .error).contains {
+                $0.contains("\(snapshot) is larger than 256 MiB, more than a state file of its module can be")
+            }
+        )
         #expect(Files.exists(snapshot), "a file the daemon cannot read is left for the admin")
         // Other modules are served and written.
         _ = try await repository.update(module: "network") { _ in LocalChange(set: ["proxy.port": .int(2)], revision: 1)

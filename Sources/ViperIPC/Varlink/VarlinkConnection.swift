@@ -114,12 +114,7 @@ struct VarlinkConnection: Sendable {
     /// for hours). Logging and failures are handled in functions of their own.
     @inline(never)
     private func dispatch(_ call: VarlinkCall) async -> Bool {
-        if self.logger.logLevel <= .trace {
-            self.logger(for: call).trace(
-                "Varlink call",
-                metadata: ["more": "\(call.more)", "oneway": "\(call.oneway)"]
-            )
-        }
+        if self.logger.logLevel <= .trace { self.trace(call) }
         let replies = VarlinkCallReplies(call: call, connection: self.channel, logger: self.logger)
         do {
             try await self.invoke(call, replies: replies)

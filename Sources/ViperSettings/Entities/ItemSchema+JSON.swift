@@ -119,7 +119,7 @@ extension ItemSchema {
         if case .int = type, case .double(let number) = field.value, number.rounded() == number {
             throw SchemaError(
                 path: field.path,
-                reason: "default \(field.value.serialized()) \(SchemaField.integerProblem(number))"
+                reason: "default \(field.value.givenText) \(SchemaField.integerProblem(number))"
             )
         }
         do {

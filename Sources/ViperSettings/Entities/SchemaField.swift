@@ -82,7 +82,7 @@ struct SchemaField {
         case .int(let value):
             return value
         case .double(let value) where value.rounded() == value:
-            throw SchemaError(path: self.path, reason: "\(self.value.serialized()) \(Self.integerProblem(value))")
+            throw SchemaError(path: self.path, reason: "\(self.value.givenText) \(Self.integerProblem(value))")
         default:
             throw SchemaError(path: self.path, reason: "expected an integer, found \(self.value.typeName)")
         }
@@ -91,6 +91,12 @@ struct SchemaField {
     /// Why the whole number `value`, which the parser read as a `Double` (it has a '.' or an exponent, or does not
     /// fit 64 bits), is no `int`.
     static func integerProblem(_ value: Double) -> String {
+        // Shown as the reader holds it, -2^63 itself: say why that is beyond too.
+        if value == -0x1p63 {
+            return Self.beyond64Bits
+                + " (a JSON integer beyond 64 bits is read as a double, and one just below the range rounds to"
+                + " \(Int64.min), the lowest int, which is taken written as an integer)"
+        }
         guard value > -0x1p63 && value < 0x1p63 else { return Self.beyond64Bits }
         return "is not an integer (write \(Int64(value)): an int takes no '.' or exponent, in a schema as in a stored "
             + "or set value)"
@@ -100,7 +106,7 @@ struct SchemaField {
     func count() throws(SchemaError) -> Int {
         guard case .int(let value) = self.value, value >= 0 else {
             if case .double(let value) = self.value, value >= 0x1p63 {
-                throw SchemaError(path: self.path, reason: "\(self.value.serialized()) \(Self.beyond64Bits)")
+                throw SchemaError(path: self.path, reason: "\(self.value.givenText) \(Self.beyond64Bits)")
             }
             throw SchemaError(path: self.path, reason: "expected a non-negative integer")
         }

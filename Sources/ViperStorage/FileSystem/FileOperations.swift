@@ -22,7 +22,8 @@ enum FileOperations {
             case .system("read", EFBIG):
                 throw StorageError(
                     """
-                    \(path) is larger than \(limit >> 20) MiB, more than a state file can be; move it out of the way
+                    \(path) is larger than \(limit >> 20) MiB, more than a state file of its module can be; move \
+                    it out of the way
                     """,
                     errno: EFBIG
                 )
@@ -43,8 +44,9 @@ enum FileOperations {
         )
     }
 
-    /// The largest state file read: far above what the daemon writes (a snapshot holds a module's values, each at
-    /// most `max-value-size`, and a journal is folded into it past 1 MiB).
+    /// The largest state file read, unless its module's schema lets it hold more (``ModuleLoader/fileLimit(_:)``):
+    /// far above what the daemon writes with the default `max-value-size` (a snapshot holds a module's values, and
+    /// a journal is folded into it past 1 MiB).
     static let stateFileLimit = 256 << 20
 
     /// Opens a file for appending, creating it when missing; `created` tells whether it was just created, in which

@@ -231,12 +231,19 @@ struct JournalWriter: Sendable {
         }
     }
 
-    /// Cuts the journal back to `size` and syncs it, after a failed batch; returns `size` when that failed too and
-    /// the journal is longer (it is to be tried again before the next append), else `nil`. A journal no longer than
-    /// `size` holds nothing of the failed records, whatever the disk refuses (a file system turned read-only).
+    /// Cuts the journal back to `size` and syncs it, after a failed batch; returns `size` when that failed too (it
+    /// is to be tried again before the next append), else `nil`. A journal no longer than `size` is left as it is
+    /// (`nil`): nothing of the failed records reached it, whatever the disk refuses (a file system turned read-only).
     func cutBack(_ module: String, descriptor: Int32?, to size: Int?) -> Int? {
         guard let size else { return nil }
         let path = self.directory.journalPath(module)
+        let current: Int? =
+            if let descriptor {
+                try? FileOperations.size(descriptor, path: path)
+            } else {
+                FileOperations.exists(path) ? FileOperations.fileSize(path) : 0
+            }
+        if let current, current <= size { return nil }
         do {
             if let descriptor {
                 try FileOperations.truncate(descriptor, to: size, path: path)
@@ -246,13 +253,6 @@ struct JournalWriter: Sendable {
             }
             return nil
         } catch {
-            let current: Int? =
-                if let descriptor {
-                    try? FileOperations.size(descriptor, path: path)
-                } else {
-                    FileOperations.exists(path) ? FileOperations.fileSize(path) : 0
-                }
-            if let current, current <= size { return nil }
             return size
         }
     }

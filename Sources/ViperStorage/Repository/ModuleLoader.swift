@@ -137,7 +137,7 @@ struct ModuleLoader: Sendable {
                 )
             }
         } else if self.directory.fileProblem(self.directory.journalPath(module)) == nil,
-            let bytes = try? FileOperations.readFile(self.directory.journalPath(module)),
+            let bytes = try? FileOperations.readFile(self.directory.journalPath(module), limit: self.fileLimit(module)),
             let highest = RevisionScan.highest(in: bytes[...])
         {
             // The journal is not replayed onto nothing, but the revision it shows was given out: the state served
@@ -161,14 +161,40 @@ struct ModuleLoader: Sendable {
         return loaded
     }
 
-    /// The content of `path`; a problem is logged and recorded as the module's failure.
-    func read(_ path: String, into loaded: inout LoadedModule, logger: Logger) -> FileContent {
+    /// The largest state file of `module` that is read: 256 MiB, or more when its schema lets it hold more (its
+    /// items' size limits, `max-value-size`). A larger file cannot be one the daemon wrote: it is refused, not read
+    /// into memory.
+    func fileLimit(_ module: String) -> Int {
+        guard let schema = self.schema(module) else { return FileOperations.stateFileLimit }
+        var largest = 0
+        var total = 0
+        for section in schema.sections {
+            for item in section.items {
+                let size =
+                    switch item.type {
+                    case .string(_, _, _, let maxSize), .strings(_, _, _, let maxSize):
+                        maxSize ?? ModuleSchema.defaultMaxValueSize
+                    case .bool, .int, .double: 64
+                    }
+                largest = max(largest, size)
+                total += size
+            }
+        }
+        // Three layers and a bounded history of each key; a journal batch of a record per connection, each line
+        // with an old and a new value.
+        return max(FileOperations.stateFileLimit, 4 * total + 2048 * largest)
+    }
+
+    /// The content of `path` (a file of `module`); a problem is logged and recorded as the module's failure.
+    func read(_ path: String, of module: String, into loaded: inout LoadedModule, logger: Logger) -> FileContent {
         let problem: StorageError
         if let wrongKind = self.directory.fileProblem(path) {
             problem = wrongKind
         } else {
             do {
-                guard let bytes = try FileOperations.readFile(path) else { return .missing }
+                guard let bytes = try FileOperations.readFile(path, limit: self.fileLimit(module)) else {
+                    return .missing
+                }
                 // Read, but not to be written (a file system mounted read-only, a mode): what it holds is served.
                 if let unwritable = self.directory.writeProblem(path) {
                     logger.error(

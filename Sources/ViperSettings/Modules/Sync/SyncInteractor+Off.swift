@@ -12,7 +12,7 @@ extension SyncInteractor {
             for schema in self.schemas() {
                 // Nothing to drop: not even tried (a module whose files refuse writes would say it could not).
                 if let state = try? await self.repository.state(of: schema.name), state.recommended.isEmpty,
-                    state.mandatory.isEmpty, state.remoteRevision == nil
+                    state.mandatory.isEmpty
                 {
                     continue
                 }

@@ -232,27 +232,29 @@ public struct WatchInteractor: WatchInteractorProtocol {
             }
             if self.reloads.unchanged(since: generation) { break }
         }
-        for event in Self.currentEvents(states, scope: scope, cursor: cursor) {
-            try await emit(event)
+        for (schema, state) in states {
+            // A module's events at a time: a watch of every module does not hold all of them at once.
+            for event in Self.currentEvents(of: schema, state, scope: scope, cursor: cursor) {
+                try await emit(event)
+            }
         }
         try await emit(.ready(cursor: cursor))
         return cursor
     }
 
-    /// The current value of every watched key of `states`, as events (made apart from the async function that sends
-    /// them, whose frame holds every local it has across its awaits).
+    /// The current value of every watched key of `schema`'s module in `state`, as events (made apart from the async
+    /// function that sends them, whose frame holds every local it has across its awaits).
     private static func currentEvents(
-        _ states: [(schema: ModuleSchema, state: ModuleState)],
+        of schema: ModuleSchema,
+        _ state: ModuleState,
         scope: WatchScope,
         cursor: WatchCursor
     ) -> [WatchEvent] {
         var events: [WatchEvent] = []
-        for (schema, state) in states {
-            for section in schema.sections {
-                for item in section.items where scope.includes(module: schema.name, path: "\(section.id).\(item.id)") {
-                    let setting = ResolvedSetting(module: schema.name, sectionID: section.id, item: item, state: state)
-                    events.append(.current(setting, revision: state.revision, cursor: cursor))
-                }
+        for section in schema.sections {
+            for item in section.items where scope.includes(module: schema.name, path: "\(section.id).\(item.id)") {
+                let setting = ResolvedSetting(module: schema.name, sectionID: section.id, item: item, state: state)
+                events.append(.current(setting, revision: state.revision, cursor: cursor))
             }
         }
         return events
