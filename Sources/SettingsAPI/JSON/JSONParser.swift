@@ -133,13 +133,15 @@ private struct JSONParser {
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth <= JSONValue.maximumDepth else { throw self.error("nesting deeper than \(JSONValue.maximumDepth)") }
         self.index += 1
-        // Room for a call's or a reply's members at once: growing from empty rehashes at 1, 2, 4 and 8.
-        var members = [String: JSONValue](minimumCapacity: 8)
         self.skipWhitespace()
         if self.index < self.bytes.count && self.bytes[self.index] == UInt8(ascii: "}") {
             self.index += 1
-            return .object(members)
+            // Nothing allocated: a message of a hundred thousand `{}` must not take a hundred thousand tables.
+            return .object([:])
         }
+        // Room for a call's members (`method`, `parameters`; `key`, `value`) without a rehash, and no more: a
+        // message of many small objects takes about thirty times its size, not a hundred (a table of 8 is ~700 bytes).
+        var members = [String: JSONValue](minimumCapacity: 3)
         while true {
             self.skipWhitespace()
             guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: "\"") else {
