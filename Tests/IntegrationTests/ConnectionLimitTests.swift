@@ -14,12 +14,14 @@ struct ConnectionLimitTests {
         try daemon.start(launcher: ["/usr/bin/prlimit", "--nofile=160:160"])
         #expect(daemon.log.contains("max-connections lowered from 1000 to 32"), "\(daemon.log)")
         var held: [RawVarlinkConnection] = []
+        // Root (the tests' user, usually) has 8 more than the cap, kept for an administrator.
+        let seats = 32 + (getuid() == 0 ? 8 : 0)
         // The harness's own probes may still be closing: a seat may take a moment to free.
-        for _ in 0..<1000 where held.count < 32 {
+        for _ in 0..<1000 where held.count < seats {
             let connection = try RawVarlinkConnection(path: daemon.socketPath)
             if try connection.call(Self.getInfo)?["error"] == nil { held.append(connection) }
         }
-        try #require(held.count == 32)
+        try #require(held.count == seats)
         let extra = try RawVarlinkConnection(path: daemon.socketPath)
         let reply = try #require(try extra.call("io.viper.settings.Get", #"{"key": "network.proxy.port"}"#))
         #expect(reply["error"] as? String == "io.viper.settings.TooManyConnections")

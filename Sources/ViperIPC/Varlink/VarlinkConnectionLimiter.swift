@@ -1,6 +1,8 @@
 import Synchronization
 
-/// Counts open connections, in total and per peer uid, against the configured maximums.
+/// Counts open connections, in total and per peer uid, against the configured maximums. Root may open a few
+/// connections beyond the total (``VarlinkServerConfiguration/reservedForRoot``): an administrator can still reach a
+/// service that other users' connections filled, to see and to mend.
 final class VarlinkConnectionLimiter: Sendable {
     /// Why a connection was refused.
     enum Refusal: Sendable, Hashable {
@@ -15,17 +17,20 @@ final class VarlinkConnectionLimiter: Sendable {
 
     private let maximumConnections: Int
     private let maximumConnectionsPerUID: Int
+    private let reservedForRoot: Int
     private let counts = Mutex(Counts())
 
-    init(maximumConnections: Int, maximumConnectionsPerUID: Int) {
+    init(maximumConnections: Int, maximumConnectionsPerUID: Int, reservedForRoot: Int = 0) {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerUID = maximumConnectionsPerUID
+        self.reservedForRoot = reservedForRoot
     }
 
     /// Counts a new connection from `uid`, or returns why it must be refused (then nothing is counted).
     func acquire(uid: UInt32) -> Refusal? {
         self.counts.withLock { counts in
-            if counts.total >= self.maximumConnections { return .tooManyConnections }
+            let maximum = self.maximumConnections + (uid == 0 ? self.reservedForRoot : 0)
+            if counts.total >= maximum { return .tooManyConnections }
             let forUID = counts.perUID[uid, default: 0]
             if forUID >= self.maximumConnectionsPerUID { return .tooManyConnectionsForUID }
             counts.total += 1

@@ -59,7 +59,8 @@ public final class VarlinkServer: Service, Sendable {
         self.logger = logger
         self.limiter = VarlinkConnectionLimiter(
             maximumConnections: configuration.maximumConnections,
-            maximumConnectionsPerUID: configuration.maximumConnectionsPerUID
+            maximumConnectionsPerUID: configuration.maximumConnectionsPerUID,
+            reservedForRoot: configuration.reservedForRoot
         )
     }
 

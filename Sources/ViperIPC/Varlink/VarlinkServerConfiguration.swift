@@ -34,6 +34,9 @@ public struct VarlinkServerConfiguration: Sendable {
     /// The most connections served at once for one peer uid; a connection beyond it is refused as for
     /// ``maximumConnections``.
     public var maximumConnectionsPerUID: Int
+    /// Connections uid 0 may hold beyond ``maximumConnections``: an administrator can still reach a server that
+    /// other users' connections filled (the per-uid maximum applies to root too).
+    public var reservedForRoot: Int
     /// The error a refused connection gets, with the parameters `limit` (`max-connections` or
     /// `max-connections-per-uid`) and `maximum`; declare it in the served interface.
     public var limitErrorName: String
@@ -59,6 +62,7 @@ public struct VarlinkServerConfiguration: Sendable {
         idleTimeout: Duration? = nil,
         refusalWait: Duration = .seconds(2),
         drainTimeout: Duration = .seconds(5),
+        reservedForRoot: Int = 8,
         limitErrorName: String
     ) {
         self.endpoint = endpoint
@@ -72,6 +76,7 @@ public struct VarlinkServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.refusalWait = refusalWait
         self.drainTimeout = drainTimeout
+        self.reservedForRoot = reservedForRoot
         self.limitErrorName = limitErrorName
     }
 }
