@@ -72,9 +72,10 @@ public enum RegularFile {
 
     private static func isRegularFile(_ mode: mode_t) -> Bool { mode & S_IFMT == S_IFREG }
 
-    /// The kind of a file that is not a regular one, for people (`a FIFO`), from its `st_mode`.
+    /// The kind of a file, for people (`a FIFO`, `a regular file`), from its `st_mode`.
     public static func kind(of mode: UInt32) -> String {
         switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
         case S_IFDIR: "a directory"
         case S_IFIFO: "a FIFO"
         case S_IFSOCK: "a socket"

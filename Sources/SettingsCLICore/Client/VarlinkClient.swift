@@ -1,5 +1,6 @@
 import Glibc
 package import SettingsAPI
+import ViperPOSIX
 
 /// A tiny blocking Varlink client: one connection, one call, one reply.
 ///
@@ -140,15 +141,8 @@ package struct VarlinkClient: Sendable {
     /// What is at `path` when it exists and is not a socket ("a regular file", "a directory"); `nil` otherwise.
     static func notASocket(_ path: String) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        switch info.st_mode & S_IFMT {
-        case S_IFSOCK: return nil
-        case S_IFREG: return "a regular file"
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR, S_IFBLK: return "a device"
-        default: return "not a socket"
-        }
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK else { return nil }
+        return RegularFile.kind(of: info.st_mode)
     }
 
     /// The failure, for people, of a connection to the daemon (or the applier).

@@ -85,7 +85,10 @@ package enum CommandAction: Sendable, Hashable {
             let model: ResetResultViewModel
             do {
                 model = try Self.request(client, .reset, parameters, as: ResetResultViewModel.self)
-            } catch  where error.errorName == "\(SettingsMethod.interface).KeyLocked" && !target.contains(".") {
+            } catch
+                where error.errorName == SettingsErrorViewModel.keyLocked(key: target, source: "").errorName
+                && !target.contains(".")
+            {
                 // A module is reset whole or not at all: say so, or the other keys would seem reset.
                 var failure = error
                 failure.message +=

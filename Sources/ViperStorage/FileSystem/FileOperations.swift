@@ -12,7 +12,7 @@ enum FileOperations {
     ///
     /// A file larger than `limit` is refused, not read: a state file the daemon could not have written (a disk
     /// error, a file copied over it) must not take its memory.
-    static func readFile(_ path: String, limit: Int = Self.stateFileLimit) throws(StorageError) -> [UInt8]? {
+    static func readFile(_ path: String, limit: Int) throws(StorageError) -> [UInt8]? {
         do {
             return try RegularFile.contents(of: path, limit: limit, followingLinks: false)
         } catch {
@@ -135,7 +135,7 @@ enum FileOperations {
         }
     }
 
-    /// The size of the file at `path` (not following a link), or `nil` when it cannot be read.
+    /// The size of the file at `path` (not following a link), or `nil` when there is none (or it cannot be looked at).
     static func fileSize(_ path: String) -> Int? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }

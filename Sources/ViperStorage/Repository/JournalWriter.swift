@@ -241,7 +241,7 @@ struct JournalWriter: Sendable {
             if let descriptor {
                 try? FileOperations.size(descriptor, path: path)
             } else {
-                FileOperations.exists(path) ? FileOperations.fileSize(path) : 0
+                FileOperations.fileSize(path) ?? 0
             }
         if let current, current <= size { return nil }
         do {

@@ -63,11 +63,11 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
             guard state.local[stored] != value else { return nil }
             return LocalChange(set: [stored: value], revision: state.revision)
         }
-        return self.setOutcome(sectionID: sectionID, item: item, before: before, after: after, caller: caller)
+        return self.setOutcome(key: key, item: item, before: before, after: after, caller: caller)
     }
 
     /// The key a set names, checked (the caller may write it), and the value read by its type.
-    @inline(never)  // apart from the async function, as ``setOutcome(sectionID:item:before:after:caller:)``
+    @inline(never)  // apart from the async function, as ``setOutcome(key:item:before:after:caller:)``
     private func setTarget(
         path: String,
         input: SettingInput,
@@ -90,17 +90,16 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     /// function's frame holds its locals for as long as its task lives (a connection's).
     @inline(never)
     private func setOutcome(
-        sectionID: String,
+        key: SettingKey,
         item: ItemSchema,
         before: ModuleState,
         after: ModuleState,
         caller: Caller
     ) -> SetOutcome {
-        let module = self.schema.name
-        let stored = "\(sectionID).\(item.id)"
+        let stored = key.path
         let outcome = SetOutcome(
-            before: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: before),
-            after: ResolvedSetting(module: module, sectionID: sectionID, item: item, state: after),
+            before: ResolvedSetting(module: key.module, sectionID: key.section, item: item, state: before),
+            after: ResolvedSetting(module: key.module, sectionID: key.section, item: item, state: after),
             // A set changes nothing but this key's local value (and the revision with it): comparing that is
             // comparing the states, without walking a large module's layers.
             changed: before.local[stored] != after.local[stored] || before.revision != after.revision,
@@ -141,7 +140,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     }
 
     /// What a reset did to `targets` (every key of the module when `nil`), audited when it changed something.
-    @inline(never)  // apart from the async function, as ``setOutcome(sectionID:item:before:after:caller:)``
+    @inline(never)  // apart from the async function, as ``setOutcome(key:item:before:after:caller:)``
     private func resetOutcome(
         targets named: [(sectionID: String, item: ItemSchema)]?,
         before: ModuleState,
