@@ -40,10 +40,13 @@ struct DaemonFlags: Sendable {
             stateDirectory: self.stateDirectory ?? stateDirectory ?? defaultState,
             socketPath: self.socket ?? socket ?? defaultSocket
         )
-        if let text = self.logLevel ?? file?.values["log-level"] {
+        // The file's level is checked even when the flag overrides it: a mistake in the file is found now, not at
+        // the first start without the flag.
+        for (origin, text) in [
+            ("\(file?.path ?? ""): log-level", file?.values["log-level"]), ("--log-level", self.logLevel),
+        ] {
+            guard let text else { continue }
             guard let level = Logger.Level(rawValue: text) else {
-                // Where it was given: the flag, or the file's key.
-                let origin = self.logLevel != nil ? "--log-level" : "\(file?.path ?? ""): log-level"
                 throw ConfigurationError(
                     "\(origin): log level '\(text)' is not one of trace, debug, info, notice, warning, error, critical"
                 )
@@ -76,12 +79,16 @@ struct DaemonFlags: Sendable {
                 configuration.remotePollInterval = value
             }
         }
-        if let remote = self.remote ?? file?.values["remote"], !remote.isEmpty, remote != "off" {
+        // As the log level: the file's value is checked even when the flag overrides it.
+        for (origin, remote) in [("\(file?.path ?? ""): remote", file?.values["remote"]), ("--remote", self.remote)] {
+            guard let remote else { continue }
+            guard !remote.isEmpty, remote != "off" else {
+                configuration.remote = nil
+                continue
+            }
             do {
                 try RemoteSourceFactory.check(remote)
             } catch {
-                // Where it was given: the flag, or the file's key.
-                let origin = self.remote != nil ? "--remote" : "\(file?.path ?? ""): remote"
                 throw ConfigurationError("\(origin): \(error)")
             }
             configuration.remote = remote

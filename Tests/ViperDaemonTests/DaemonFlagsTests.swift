@@ -39,10 +39,21 @@ struct DaemonFlagsTests {
             try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
         }
         #expect("\(fromFile.map { "\($0)" } ?? "")".contains("\(path): log-level: log level 'verbose' is not one of"))
+        let good = try Self.configurationFile("log-level = debug\n")
         let fromFlag = #expect(throws: ConfigurationError.self) {
-            try DaemonFlags(config: path, logLevel: "loud").resolve(environment: Self.environment, uid: 1000)
+            try DaemonFlags(config: good, logLevel: "loud").resolve(environment: Self.environment, uid: 1000)
         }
         #expect("\(fromFlag.map { "\($0)" } ?? "")".contains("--log-level: log level 'loud' is not one of"))
+        // The file's mistake is found even when the flag overrides it, not at the first start without the flag.
+        let overridden = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path, logLevel: "info").resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect("\(overridden.map { "\($0)" } ?? "")".contains("\(path): log-level: log level 'verbose' is not one of"))
+        let flagWins = try DaemonFlags(config: good, logLevel: "error").resolve(
+            environment: Self.environment,
+            uid: 1000
+        )
+        #expect(flagWins.logLevel == .error)
     }
 
     @Test(
@@ -202,6 +213,11 @@ struct DaemonFlagsTests {
             try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
         }
         #expect(error?.message.hasPrefix("\(path): remote: \(reason)") == true, "\(String(describing: error))")
+        // Found even when --remote overrides it.
+        let overridden = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path, remote: "off").resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(overridden?.message.hasPrefix("\(path): remote: \(reason)") == true)
     }
 
     @Test("a remote URL the daemon cannot use given with --remote names the flag, and wins over the file's")

@@ -122,6 +122,11 @@ struct SchemaConsistencyTests {
             path: "$.sections[0].items[0].choices[1]",
             reason: #"choice "b\tc" must not contain control characters (such as newlines)"#
         ),
+        Case(
+            schema: module(item: #"{"id": "i", "type": "string", "choices": ["a", "b", "a"], "default": "a"}"#),
+            path: "$.sections[0].items[0].choices[2]",
+            reason: #"choice "a" is given twice (first at $.sections[0].items[0].choices[0])"#
+        ),
     ]
 
     @Test("a choice the item could never store is rejected, as a default would be", arguments: impossibleChoices)

@@ -86,8 +86,22 @@ struct SyncInteractorTests {
         let state = try await self.repository.state(of: "network")
         #expect(state.recommended == ["proxy.mode": .string("auto"), "proxy.port": .int(9090)])
         let rejected = self.recorder.snapshot.rejected
-        #expect(rejected.contains { $0.hasPrefix("network.proxy.mode: must be one of") })
+        #expect(rejected.contains { $0.hasPrefix(#"network.proxy.mode: value "bogus": must be one of"#) })
         #expect(rejected.contains { $0.hasPrefix("network.proxy.x: no such key") })
+    }
+
+    @Test("a rejected remote value is shown in the reason, a long one cut to its start and its size")
+    func rejectedValueShown() async throws {
+        let interactor = self.interactor
+        let long = String(repeating: "x", count: 5000)
+        await interactor.apply(self.snapshot(recommended: ["proxy.port": .string(long), "proxy.mode": [1, 2]]))
+        let rejected = self.recorder.snapshot.rejected
+        #expect(rejected.contains("network.proxy.mode: value [1,2]: expected a string, found an array (recommended)"))
+        let port = try #require(rejected.first { $0.hasPrefix("network.proxy.port: ") })
+        #expect(
+            port.hasPrefix(#"network.proxy.port: value ""# + String(repeating: "x", count: 99) + "… (5002 bytes): ")
+        )
+        #expect(port.utf8.count < 300)
     }
 
     @Test(
@@ -107,7 +121,7 @@ struct SyncInteractorTests {
         #expect(self.recorder.snapshot.recommendedInForce == 1)
         #expect(
             self.recorder.snapshot.rejected == [
-                "network.proxy.port: must be within 1..5000 (mandatory)"
+                "network.proxy.port: value 8080: must be within 1..5000 (mandatory)"
             ],
             "the document still sends 8080: told once, as the source sent it"
         )
@@ -142,7 +156,9 @@ struct SyncInteractorTests {
         await interactor.apply(self.snapshot(mandatory: ["proxy.port": 4000]))
         await interactor.apply(self.snapshot(mandatory: ["proxy.port": 8080]))
         #expect(try await self.settings.resolve(path: "proxy.port").setting.value == .int(4000))
-        #expect(self.recorder.snapshot.rejected == ["network.proxy.port: must be within 1..5000 (mandatory)"])
+        #expect(
+            self.recorder.snapshot.rejected == ["network.proxy.port: value 8080: must be within 1..5000 (mandatory)"]
+        )
         let revision = try await self.repository.state(of: "network").revision
         // The reload: the port takes 1...65535 again, and the document still says 8080.
         schemas.withLock { $0 = [Fixtures.network] }
@@ -176,7 +192,7 @@ struct SyncInteractorTests {
         #expect(rejected.count == 34)
         #expect(rejected.first == "alpha: no such module")
         #expect(rejected.last == "zeta: no such module")
-        #expect(rejected[1].hasPrefix("network.dns.timeout: must be within "))
+        #expect(rejected[1].hasPrefix("network.dns.timeout: value 99: must be within "))
         #expect(rejected == rejected.sorted { $0.split(separator: ":")[0] < $1.split(separator: ":")[0] })
     }
 

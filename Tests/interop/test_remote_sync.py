@@ -353,7 +353,7 @@ def test_reload_that_widens_a_schema_brings_a_refused_fleet_value_into_force(dae
         return json.loads(ctl(daemon, "--json", "status").stdout)["sync"]
 
     wait_until(lambda: sync_status()["state"] == "ok", what="the first sync")
-    assert sync_status()["rejected"] == ["network.proxy.port: must be within 1..5000 (mandatory)"]
+    assert sync_status()["rejected"] == ["network.proxy.port: value 8080: must be within 1..5000 (mandatory)"]
     assert ctl(daemon, "get", "network.proxy.port").stdout == "3128\n"
     assert ctl(daemon, "set", "network.proxy.port", "4000").returncode == 0, "not locked: the value was refused"
 

@@ -101,16 +101,26 @@ extension ItemSchema {
         return low...high
     }
 
-    /// Throws for the first choice the item could never store: one its pattern, its `maxLength` or the rule against
-    /// control characters refuses, checked as a default is.
+    /// Throws for the first choice the item could never store (one its pattern, its `maxLength` or the rule against
+    /// control characters refuses, checked as a default is) and for a choice given twice.
     private static func checkChoices(_ object: SchemaObject, against type: SettingType) throws(SchemaError) {
         guard let choices = try object.optionalMember("choices") else { return }
-        for choice in try choices.array() {
+        var seen: [[UInt8]: Int] = [:]
+        for (index, choice) in try choices.array().enumerated() {
             do {
                 _ = try type.value(fromJSON: choice.value)
             } catch {
                 throw SchemaError(path: choice.path, reason: "choice \(choice.value.serialized()) \(error)")
             }
+            // Compared as bytes, as a value is compared with the choices.
+            let bytes = Array(choice.value.stringValue?.utf8 ?? "".utf8)
+            if let first = seen[bytes] {
+                throw SchemaError(
+                    path: choice.path,
+                    reason: "choice \(choice.value.serialized()) is given twice (first at \(choices.path)[\(first)])"
+                )
+            }
+            seen[bytes] = index
         }
     }
 

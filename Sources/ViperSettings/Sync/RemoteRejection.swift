@@ -29,6 +29,25 @@ public struct RemoteRejection: Sendable, Hashable, Comparable, CustomStringConve
         return "\(self.key): \(self.reason) (\(layer.rawValue))"
     }
 
+    /// The longest value text, in bytes of UTF-8, that a rejection shows in full.
+    static let valueTextLimit = 100
+
+    /// A rejected value as compact JSON for the reason (`value 9000: must be within 1..5000`); when longer than
+    /// ``valueTextLimit`` bytes, its start and `… (N bytes)`: a remote value may be as large as a document.
+    static func valueText(_ json: JSONValue) -> String {
+        let text = SettingValue.escapingInvisible(json.serialized())
+        let size = text.utf8.count
+        guard size > Self.valueTextLimit else { return text }
+        var kept = ""
+        var used = 0
+        for character in text {
+            used += character.utf8.count
+            if used > Self.valueTextLimit { break }
+            kept.append(character)
+        }
+        return "\(kept)… (\(size) bytes)"
+    }
+
     /// By module, then key, then layer and reason: the order of `status`, the same at every run.
     public static func < (lhs: RemoteRejection, rhs: RemoteRejection) -> Bool {
         (lhs.module, lhs.key, lhs.layer?.rawValue ?? "", lhs.reason)

@@ -64,7 +64,8 @@ extension SyncInteractor {
                 do {
                     result[path] = try item.type.value(fromJSON: json)
                 } catch {
-                    rejected.append(RemoteRejection(module: schema.name, key: key, reason: error.reason, layer: layer))
+                    let reason = "value \(RemoteRejection.valueText(json)): \(error.reason)"
+                    rejected.append(RemoteRejection(module: schema.name, key: key, reason: reason, layer: layer))
                     result[path] = .some(nil)  // keep the last known good value of this key
                 }
             }
