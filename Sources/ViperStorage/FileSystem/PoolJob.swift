@@ -5,8 +5,10 @@ import Synchronization
 /// pool before it answers the callers of the batch just written. The work always runs to its end, whatever becomes
 /// of the tasks that wait for it (a batch other callers wait on must not be dropped).
 final class PoolJob<Value: Sendable>: Sendable {
+    // The waiter's continuation is unsafe (a checked one costs an allocation per durable batch): it is resumed once,
+    // by `finish(_:)` when it takes it out of `.running`, or at once by `value()` when the work is done.
     private enum State {
-        case running(waiter: CheckedContinuation<Value, any Error>?)
+        case running(waiter: UnsafeContinuation<Value, any Error>?)
         case done(Result<Value, any Error>)
     }
 
@@ -25,7 +27,7 @@ final class PoolJob<Value: Sendable>: Sendable {
 
     /// The work's result, once it is done.
     func value() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withUnsafeThrowingContinuation { continuation in
             let done: Result<Value, any Error>? = self.state.withLock { state in
                 guard case .done(let result) = state else {
                     state = .running(waiter: continuation)
@@ -38,7 +40,7 @@ final class PoolJob<Value: Sendable>: Sendable {
     }
 
     private func finish(_ result: Result<Value, any Error>) {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Value, any Error>? in
+        let waiter = self.state.withLock { state -> UnsafeContinuation<Value, any Error>? in
             guard case .running(let waiter) = state else { return nil }
             state = .done(result)
             return waiter
