@@ -19,11 +19,23 @@ struct SettingsCtlTests {
         arguments: [
             ["get"], ["bogus"], ["get", "a", "b"], ["--frobnicate", "modules"], ["set", "k"],
             ["--socket", "", "modules"], [], ["help", "bogus"], ["bogus", "x"], ["--socket=", "modules"],
-            ["--json"],
+            ["--json"], ["load", "--if-revision", "network=02", "f"], ["load", "--if-revision", "network=+2", "f"],
+            ["load", "--if-revision", "network=-1", "f"], ["load", "--if-revision", "network=", "f"],
+            ["load", "--if-revision", "=2", "f"], ["load", "--if-revision", "network=99999999999999999999", "f"],
+            ["load", "--if-revision", "network=1", "--if-revision", "network=2", "f"],
         ]
     )
     func usageErrors(arguments: [String]) {
         #expect(Self.status(arguments) == .usage)
+    }
+
+    @Test("--if-revision takes a module and a revision in digits, 0 included")
+    func ifRevision() throws {
+        for (argument, revision) in [("network=0", Int64(0)), ("network=42", 42)] {
+            let parsed = try SettingsCtl.parseAsRoot(["load", "--if-revision", argument, "f"])
+            let command = try #require(parsed as? LoadCommand)
+            #expect(try command.revisions() == ["network": revision])
+        }
     }
 
     @Test(

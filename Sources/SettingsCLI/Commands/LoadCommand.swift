@@ -62,11 +62,14 @@ package struct LoadCommand: SettingsCommand {
     }
 
     /// `--if-revision` by module; a malformed one is a usage error naming it.
-    func revisions() throws -> [String: Int64] {
+    package func revisions() throws -> [String: Int64] {
         var revisions: [String: Int64] = [:]
         for entry in self.ifRevision {
             let parts = entry.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, !parts[0].isEmpty, let revision = Int64(parts[1]), revision >= 0 else {
+            // Digits only, as the daemon prints a revision: no sign, no leading zero (`02` is not read as 2).
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].allSatisfy({ ("0"..."9").contains($0) }),
+                parts[1] == "0" || !parts[1].hasPrefix("0"), let revision = Int64(parts[1])
+            else {
                 throw ValidationError("--if-revision \(entry): expected MODULE=REVISION, e.g. network=42")
             }
             guard revisions[String(parts[0])] == nil else {
