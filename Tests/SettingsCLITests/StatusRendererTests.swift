@@ -49,4 +49,19 @@ struct StatusRendererTests {
         #expect(rejected.contains("(every value the source names was rejected: see below)"), "\(rejected)")
         #expect(rejected.contains("network.proxy.port: must be within 1..65535 (mandatory)"))
     }
+
+    @Test("more rejected values than listed: the count is of them all, and the list says how many more there are")
+    func moreRejected() {
+        let text = Self.status(
+            SyncStatusViewModel(
+                state: "ok",
+                source: "https://h/d.json",
+                lastSuccess: 999,
+                rejected: ["network.a.b: no such key (mandatory)"],
+                rejectedCount: 400_000
+            )
+        )
+        #expect(text.contains("rejected:     400000 remote value(s)"), "\(text)")
+        #expect(text.hasSuffix("    … and 399999 more (settingsctl explain KEY shows those of a key)"), "\(text)")
+    }
 }

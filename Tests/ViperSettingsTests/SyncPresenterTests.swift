@@ -53,6 +53,21 @@ struct SyncPresenterTests {
         #expect(model.sync.lastError == "HTTP 500 from https://fleet.example/settings.json")
     }
 
+    @Test("status lists the first 1000 rejected values and counts them all: a source can name 400,000 unknown keys")
+    func manyRejected() async {
+        var status = Self.failing
+        status.rejected = (0..<400_000).map { "network.k\($0).x: no such key (mandatory)" }
+        let view = MockView()
+        let presenter = SyncPresenter(interactor: MockSyncInteractor(status: status), version: "1.0", now: { 120 })
+        await presenter.handle(.status, caller: Fixtures.bob, view: view)
+        guard case .success(.status(let model)) = view.lastSync else {
+            Issue.record("expected a status, got \(String(describing: view.lastSync))")
+            return
+        }
+        #expect(model.sync.rejected == Array(status.rejected.prefix(1000)))
+        #expect(model.sync.rejectedCount == 400_000)
+    }
+
     @Test("sync asks the Interactor on behalf of the caller and shows the changed keys")
     func sync() async {
         let view = MockView()

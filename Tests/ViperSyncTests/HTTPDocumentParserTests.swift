@@ -45,6 +45,13 @@ struct HTTPDocumentParserTests {
         #expect(snapshot.modules == ["network": RemoteModuleValues()])
     }
 
+    @Test("a revision of 256 bytes is taken, as given")
+    func longestRevision() throws {
+        let revision = String(repeating: "é", count: 128)
+        let snapshot = try self.parse(#"{"revision": "\#(revision)", "modules": {}}"#, fallback: "x")
+        #expect(snapshot.revision == revision)
+    }
+
     @Test(
         "shape errors name the JSON path",
         arguments: [
@@ -52,6 +59,10 @@ struct HTTPDocumentParserTests {
             (#"{"revision": 42, "modules": {}}"#, "$.revision must be a non-empty string, not integer"),
             (#"{"revision": "", "modules": {}}"#, "$.revision must be a non-empty string, not an empty one"),
             (#"{"revision": "r1"}"#, "$.modules is missing"),
+            (
+                #"{"revision": ""# + String(repeating: "r", count: 257) + #"", "modules": {}}"#,
+                "$.revision is 257 bytes long, more than 256",
+            ),
             (#"{"modules": []}"#, "$.modules must be an object, not array"),
             (#"{"modules": {"network": 1}}"#, "$.modules.network must be an object, not integer"),
             (#"{"modules": {"network": {"mandatroy": {}}}}"#, "$.modules.network.mandatroy is not allowed"),

@@ -8,7 +8,10 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
     public var revision: String?
     public var lastError: String?
     public var nextAttempt: Double?
+    /// Remote values the schemas rejected, sorted by module and key: the first ``rejectedShown`` when there are more.
     public var rejected: [String]
+    /// How many remote values the schemas rejected in all.
+    public var rejectedCount: Int
     /// Remote values in force in the recommended layer, over every module.
     public var recommendedInForce: Int
     /// Remote values in force in the mandatory layer, over every module.
@@ -23,6 +26,7 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
         lastError: String? = nil,
         nextAttempt: Double? = nil,
         rejected: [String] = [],
+        rejectedCount: Int? = nil,
         recommendedInForce: Int = 0,
         mandatoryInForce: Int = 0
     ) {
@@ -34,9 +38,16 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
         self.lastError = lastError
         self.nextAttempt = nextAttempt
         self.rejected = rejected
+        self.rejectedCount = rejectedCount ?? rejected.count
         self.recommendedInForce = recommendedInForce
         self.mandatoryInForce = mandatoryInForce
     }
+}
+
+extension SyncStatusViewModel {
+    /// The most rejected remote values a status lists: a source can name hundreds of thousands of keys no schema
+    /// has, and the reply must stay readable (and within a client's reply limit).
+    public static let rejectedShown = 1000
 }
 
 /// The reply of `Status`.

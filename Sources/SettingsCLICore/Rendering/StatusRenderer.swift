@@ -61,11 +61,16 @@ package enum StatusRenderer {
                 : " (every value the source names was rejected: see below)"
         }
         rows.append(("in force", inForce))
-        if !sync.rejected.isEmpty { rows.append(("rejected", "\(sync.rejected.count) remote value(s)")) }
+        if sync.rejectedCount > 0 { rows.append(("rejected", "\(sync.rejectedCount) remote value(s)")) }
         let width = rows.map(\.0.count).max() ?? 0
         var lines = ["remote sync:"]
         lines += rows.map { "  \($0.0):\(String(repeating: " ", count: width - $0.0.count)) \($0.1)" }
         lines += sync.rejected.map { "    \(TableFormatter.printable($0))" }
+        if sync.rejectedCount > sync.rejected.count {
+            lines.append(
+                "    … and \(sync.rejectedCount - sync.rejected.count) more (settingsctl explain KEY shows those of a key)"
+            )
+        }
         return lines
     }
 

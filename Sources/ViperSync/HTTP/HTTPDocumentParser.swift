@@ -32,6 +32,12 @@ public enum HTTPDocumentParser {
         }
     }
 
+    /// The longest `revision` a document may give, in bytes of UTF-8: the revision is stored with every change the
+    /// document makes (the module's history, its state files) and shown by `status` and `watch`, so a source could
+    /// otherwise grow the state files by megabytes at every change. An ETag longer than this is not used as a
+    /// revision either (the document's fingerprint is).
+    public static let revisionLimit = 256
+
     /// Why a document was rejected.
     private enum Problem: Error {
         case notJSON(JSONParseError)
@@ -55,6 +61,12 @@ public enum HTTPDocumentParser {
             guard case .string(let text) = value, !text.isEmpty else {
                 let actual = value == .string("") ? "an empty one" : value.typeName
                 throw .shape("$.revision must be a non-empty string, not \(actual)")
+            }
+            guard text.utf8.count <= Self.revisionLimit else {
+                throw .shape(
+                    "$.revision is \(text.utf8.count) bytes long, more than \(Self.revisionLimit): a revision names a "
+                        + "version of the document (a counter, a commit id), it is kept with every change it makes"
+                )
             }
             revision = text
         }

@@ -267,7 +267,9 @@ public final class HTTPRemoteSource: RemoteSource {
                 case 200:
                     let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
                     let etag = response.headers.first(name: "ETag")
-                    let fallback = etag ?? "sha:\(Self.fingerprint(bytes))"
+                    let fallback =
+                        etag.flatMap { $0.utf8.count <= HTTPDocumentParser.revisionLimit ? $0 : nil }
+                        ?? "sha:\(Self.fingerprint(bytes))"
                     let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback, from: url)
                     return .document(snapshot, etag: etag)
                 default:

@@ -60,7 +60,8 @@ public struct SyncPresenter: SyncPresenterProtocol {
             revision: status.revision,
             lastError: status.lastError,
             nextAttempt: status.nextAttempt,
-            rejected: status.rejected,
+            rejected: Array(status.rejected.prefix(SyncStatusViewModel.rejectedShown)),
+            rejectedCount: status.rejected.count,
             recommendedInForce: status.recommendedInForce,
             mandatoryInForce: status.mandatoryInForce
         )
