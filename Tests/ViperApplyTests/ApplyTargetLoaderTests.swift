@@ -81,6 +81,12 @@ struct ApplyTargetLoaderTests {
             ["reads": ["network"], "destination": .string("/" + String(repeating: "d", count: 256) + "/x")],
             "is 256 bytes long, more than the 255 bytes a file name can have"
         ),
+        // The applier removes such names beside the files it writes.
+        (
+            ["reads": ["network"], "destination": "/etc/.x.viper-apply.AAAAAA"],
+            "file names with 'viper-apply' in them are the applier's own temporary and previous files"
+        ),
+        (["reads": ["network"], "destination": "/etc/.x.viper-apply.previous"], "the applier's own temporary"),
     ]
 
     static let badTemplates: [(String, String)] = [
@@ -91,7 +97,35 @@ struct ApplyTargetLoaderTests {
         ("{{probe.s.v", "unclosed tag '{{' opened at line 1, column 1: its '}}' is missing"),
         ("ok {{x}}\n\n  {{#probe.s", "unclosed tag '{{' opened at line 3, column 3: its '}}' is missing"),
         ("x {{{probe.s.v}}", "unclosed tag '{{{' opened at line 1, column 3: its '}}}' is missing"),
+        ("a {{*dynamic}} b", "line 1, column 3: partial '*dynamic': partials are not supported"),
     ]
+
+    @Test(
+        "a template that is not UTF-8, holds a NUL byte or is larger than 1 MiB is refused, not changed on its way",
+        arguments: [
+            ([0x61, 0xFF, 0xFE, 0x62], "is not valid UTF-8 (at byte 2)"),
+            (Array("é\u{0}".utf8), "contains a NUL byte (at byte 3)"),
+            ([UInt8](repeating: 0x61, count: (1 << 20) + 1), "is larger than 1 MiB, the most a template may hold"),
+        ]
+    )
+    func templateBytes(bytes: [UInt8], reason: String) async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("bad", ["reads": ["network"], "destination": "/etc/x"], template: "x")
+            try Data(bytes).write(to: URL(fileURLWithPath: "\(folder.path)/bad.mustache"))
+            let loaded = try folder.load()
+            #expect(loaded.targets.isEmpty)
+            let problem = "\(loaded.problems.first.map { "\($0)" } ?? "")"
+            #expect(problem.contains("the template \(folder.path)/bad.mustache \(reason)"), "\(problem)")
+        }
+        // Exactly 1 MiB of UTF-8 loads.
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write("ok", ["reads": ["network"], "destination": "/etc/x"], template: "x")
+            try Data(repeating: 0x61, count: 1 << 20).write(to: URL(fileURLWithPath: "\(folder.path)/ok.mustache"))
+            #expect(try folder.load().targets.map(\.name) == ["ok"])
+        }
+    }
 
     @Test("a good target loads with its defaults: root:root, 0644, no check, no reload")
     func goodTarget() async throws {

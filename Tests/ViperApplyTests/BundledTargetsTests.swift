@@ -73,7 +73,7 @@ struct BundledTargetsTests {
     }
 
     static func render(_ name: String, _ changes: [String: JSONValue] = [:]) throws -> String {
-        TargetRenderer().render(try Self.target(name), values: try Self.values(changes), revisions: Self.revisions)
+        try TargetRenderer().render(try Self.target(name), values: try Self.values(changes), revisions: Self.revisions)
     }
 
     /// The lines of `text` that are neither blank nor comments (`#`, or `//` for apt).
@@ -410,7 +410,7 @@ struct BundledTargetsTests {
                 let target = try #require(loaded.targets.first)
                 #expect(target.check != nil && target.reload != nil, "the example shows every field")
                 for changes: [String: JSONValue] in [[:], ["network.dns.servers": ["9.9.9.9", "1.1.1.1"]]] {
-                    let rendered = TargetRenderer().render(
+                    let rendered = try TargetRenderer().render(
                         target,
                         values: try Self.values(changes),
                         revisions: Self.revisions

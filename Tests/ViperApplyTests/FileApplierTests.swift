@@ -125,6 +125,28 @@ struct FileApplierTests {
         }
     }
 
+    @Test("a dry run's check sees its copy with the destination's owner, group and mode, as the apply's check does")
+    func dryRunCopyMode() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            try folder.write(
+                "app",
+                [
+                    "reads": ["network"], "destination": .string(directory + "/etc/app.conf"), "mode": "0640",
+                    "group": "daemon", "check": ["sh", "-c", "stat -c '%a %U %G' \"$0\" >&2", "{file}"],
+                ],
+                template: ""
+            )
+            let target = try folder.target("app")
+            try FileManager.default.createDirectory(atPath: directory + "/scratch", withIntermediateDirectories: true)
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory + "/scratch")
+            let dry = await applier.apply(target, rendered: "x\n", dryRun: true)
+            let real = await applier.apply(target, rendered: "x\n")
+            #expect(dry.check?.stderr == "640 root daemon", "\(dry)")
+            #expect(real.check?.stderr == dry.check?.stderr, "\(real)")
+        }
+    }
+
     @Test("when the file cannot be written the outcome says where and why, and nothing is left")
     func cannotWrite() async throws {
         try await TemporaryDirectory.with { directory in

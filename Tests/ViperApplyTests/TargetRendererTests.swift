@@ -20,7 +20,7 @@ struct TargetRendererTests {
         try await TemporaryDirectory.with { directory in
             let folder = try TargetFolder(directory)
             try folder.write("t", ["reads": .array(reads), "destination": "/etc/t"], template: template)
-            return TargetRenderer().render(
+            return try TargetRenderer().render(
                 try folder.target("t"),
                 values: Self.values,
                 revisions: ["network": 7, "power": 3]
@@ -93,7 +93,7 @@ struct TargetRendererTests {
             for round in 0..<20 {
                 var values: [String: JSONValue] = [:]
                 for (key, value) in round == 0 ? Self.probe : Self.probe.shuffled() { values[key] = value }
-                let text = TargetRenderer().render(target, values: values, revisions: ["probe": 1])
+                let text = try TargetRenderer().render(target, values: values, revisions: ["probe": 1])
                 #expect(text == expected, "round \(round)")
             }
         }
@@ -149,6 +149,61 @@ struct TargetRendererTests {
             #expect(try shown(template, in: "# /12\nDNS=9.9.9.9,1.1.1.1 ()\n") == nil, "no digits")
             #expect(try shown("r{{revision.network}}5\n", in: "r45\n") == nil, "digits that run into the marker")
             #expect(try shown("DNS={{network.dns.servers}}\n", in: "DNS=9.9.9.9,1.1.1.1\n") == [:], "none printed")
+        }
+    }
+
+    @Test("a render that would print far more than a destination holds stops early and is refused, naming why")
+    func renderBudget() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            // A list inside itself prints its square: 6,000 hosts, 36 million passes.
+            let hosts = JSONValue.array((0..<6000).map { .string("h\($0)") })
+            try folder.write(
+                "square",
+                ["reads": ["network.proxy"], "destination": "/etc/square"],
+                template: "{{#network.proxy.hosts}}{{#network.proxy.hosts}}{{.}}{{/network.proxy.hosts}}"
+                    + "{{/network.proxy.hosts}}"
+            )
+            let target = try folder.target("square")
+            let clock = ContinuousClock()
+            let start = clock.now
+            #expect {
+                _ = try TargetRenderer().render(target, values: ["network.proxy.hosts": hosts], revisions: [:])
+            } throws: { error in
+                "\(error)".contains("the template would render far more than the 16 MiB a destination may hold")
+                    && "\(error)".contains("nothing was written")
+            }
+            // Not a timed assertion: a figure for whoever reads the log (36 million passes took ~50 s before).
+            print("a refused square render took \(clock.now - start)")
+            // A value printed many times is charged too: 2,000 passes over 64 KiB is 128 MiB.
+            let long = JSONValue.string(String(repeating: "x", count: 65_536))
+            try folder.write(
+                "long",
+                ["reads": ["network.proxy"], "destination": "/etc/long"],
+                template: "{{#network.proxy.hosts}}{{network.proxy.long}}{{network.proxy.long}}{{/network.proxy.hosts}}"
+            )
+            #expect(throws: ApplyError.self) {
+                try TargetRenderer().render(
+                    try folder.target("long"),
+                    values: ["network.proxy.hosts": hosts, "network.proxy.long": long],
+                    revisions: [:]
+                )
+            }
+            // A list of 30,000 items, printed once with a few KiB of text around it, renders.
+            let many = JSONValue.array((0..<30_000).map { .string("10.0.\($0 / 256).\($0 % 256)") })
+            try folder.write(
+                "once",
+                ["reads": ["network.proxy"], "destination": "/etc/once"],
+                template: String(repeating: "# comment\n", count: 300)
+                    + "{{#network.proxy.hosts}}{{.}} {{uppercased(.)}}\n{{/network.proxy.hosts}}"
+            )
+            let text = try TargetRenderer().render(
+                try folder.target("once"),
+                values: ["network.proxy.hosts": many],
+                revisions: [:]
+            )
+            #expect(text.hasSuffix("10.0.117.47 10.0.117.47\n"))
+            #expect(text.split(separator: "\n").count == 30_300)
         }
     }
 }

@@ -120,14 +120,19 @@ public struct TargetRetryViewModel: Sendable, Hashable, Codable {
     }
 }
 
-/// A target file that could not be loaded.
+/// A target file that could not be loaded, or one with something to fix; or a file the applier wrote that no target
+/// writes any more (`writtenFor`).
 public struct TargetProblemViewModel: Sendable, Hashable, Codable {
     public var file: String
     public var reason: String
+    /// Set for a file the applier wrote that no target writes any more (its target was removed or refused, or
+    /// writes another destination): the target it was written for. The file is left as it is, no longer updated.
+    public var writtenFor: String?
 
-    public init(file: String, reason: String) {
+    public init(file: String, reason: String, writtenFor: String? = nil) {
         self.file = file
         self.reason = reason
+        self.writtenFor = writtenFor
     }
 }
 
@@ -136,7 +141,8 @@ public struct ApplyStatusViewModel: Sendable, Hashable, Codable {
     public var targets: [TargetStatusViewModel]
     /// Target files refused: not applied.
     public var problems: [TargetProblemViewModel]
-    /// Target files loaded and applied, with something to fix (a `reads` entry the daemon does not have).
+    /// Target files loaded and applied, with something to fix (a `reads` entry the daemon does not have), and files
+    /// the applier wrote that no target writes any more (``TargetProblemViewModel/writtenFor``).
     public var warnings: [TargetProblemViewModel]
     public var connected: Bool
     public var cursor: String?
@@ -161,7 +167,8 @@ public struct ApplyDryRunViewModel: Sendable, Hashable, Codable {
     public var targets: [TargetOutcomeViewModel]
     /// Target files refused: not applied.
     public var problems: [TargetProblemViewModel]
-    /// Target files loaded and applied, with something to fix.
+    /// Target files loaded and applied, with something to fix, and files the applier wrote that no target writes
+    /// any more.
     public var warnings: [TargetProblemViewModel]
 
     public init(

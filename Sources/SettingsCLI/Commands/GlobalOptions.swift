@@ -4,7 +4,7 @@ package import SettingsCLICore
 
 /// The options every command takes: `--json` and `--socket PATH`.
 package struct GlobalOptions: ParsableArguments {
-    @Flag(help: "Print the daemon's reply (the ViewModel) as JSON instead of text.")
+    @Flag(help: "Print the reply (of the daemon, or of the applier for apply) as JSON instead of text.")
     package var json = false
 
     @Option(

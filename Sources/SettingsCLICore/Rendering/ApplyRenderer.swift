@@ -73,7 +73,7 @@ package enum ApplyRenderer {
             }
         }
         lines += Self.targetFiles(model.problems, heading: style.apply(.warning, to: "refused target files:"))
-        lines += Self.targetFiles(model.warnings, heading: Self.warningsHeading)
+        lines += Self.warnings(model.warnings, style: style)
         return lines.joined(separator: "\n")
     }
 
@@ -117,7 +117,7 @@ package enum ApplyRenderer {
             if let diff = outcome.diff, !diff.isEmpty { lines += Self.diff(diff, style: style) }
         }
         lines += Self.targetFiles(model.problems, heading: style.apply(.warning, to: "refused target files:"))
-        lines += Self.targetFiles(model.warnings, heading: Self.warningsHeading)
+        lines += Self.warnings(model.warnings, style: style)
         lines.append(Self.dryRunSummary(model))
         return lines.joined(separator: "\n")
     }
@@ -206,6 +206,18 @@ package enum ApplyRenderer {
 
     /// The heading of the target files applied all the same, with what to fix; they do not make the command fail.
     private static let warningsHeading = "target files to fix (applied all the same):"
+
+    /// The heading of the files the applier wrote that no target writes any more; they do not make the command fail.
+    private static let leftBehindHeading = "files written for targets that no longer write them (left as they are):"
+
+    /// The target files to fix, then the files the applier wrote that no target writes any more.
+    private static func warnings(_ warnings: [TargetProblemViewModel], style: TextStyle) -> [String] {
+        Self.targetFiles(warnings.filter { $0.writtenFor == nil }, heading: Self.warningsHeading)
+            + Self.targetFiles(
+                warnings.filter { $0.writtenFor != nil },
+                heading: style.apply(.warning, to: Self.leftBehindHeading)
+            )
+    }
 
     /// `heading`, then each target file of `problems` with its reason; nothing when there is none.
     private static func targetFiles(_ problems: [TargetProblemViewModel], heading: String) -> [String] {

@@ -277,13 +277,15 @@ public struct FileApplier: Sendable {
             guard let directory = try DestinationDirectory.open(containing: scratch, creating: true) else {
                 throw .file(path: self.scratchDirectory, operation: "create a file in", reason: "it does not exist")
             }
+            // With the destination's owner, group and mode, as the apply's copy has: a check that drops privileges
+            // or looks at permissions sees what it would see then.
             copy = try TemporaryFile.create(
                 bytes,
                 in: directory,
                 beside: target.name,
-                owner: nil,
-                group: nil,
-                mode: 0o600
+                owner: target.owner,
+                group: target.group,
+                mode: target.mode
             )
         } catch {
             return ApplyOutcome(result: .failed, error: error.description, diff: diff)

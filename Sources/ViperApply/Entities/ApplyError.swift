@@ -21,6 +21,8 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     case state(path: String, reason: String)
     /// Another applier holds the lock on the state directory.
     case stateDirectoryInUse(path: String)
+    /// A template would render far more than a destination may hold: why (``RenderBudget``).
+    case renderTooLarge(String)
 
     public var description: String {
         switch self {
@@ -41,6 +43,7 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stateDirectoryInUse(let path):
             "the state directory \(path) is in use by another viper-settings-apply (it holds the directory's lock);"
                 + " stop that applier, or give this one another state directory (--state-dir)"
+        case .renderTooLarge(let reason): reason
         }
     }
 }

@@ -12,17 +12,59 @@ public struct ApplyState: Sendable, Codable, Equatable {
     public var revisions: [String: Int64]
     /// Each target's last outcome, by target name.
     public var outcomes: [String: TargetOutcomeViewModel]
+    /// The files the applier wrote (or found holding what their target renders), by destination (the root
+    /// prefixed, as the target names it): kept while a loaded target names the destination, and afterwards while the
+    /// file is there, so that a file no target writes any more (its target removed, or given another destination)
+    /// is reported until it is removed or a target writes it again.
+    public var written: [String: WrittenFile]
 
     public init(
         cursor: String? = nil,
         values: [String: JSONValue] = [:],
         revisions: [String: Int64] = [:],
-        outcomes: [String: TargetOutcomeViewModel] = [:]
+        outcomes: [String: TargetOutcomeViewModel] = [:],
+        written: [String: WrittenFile] = [:]
     ) {
         self.cursor = cursor
         self.values = values
         self.revisions = revisions
         self.outcomes = outcomes
+        self.written = written
+    }
+
+    /// A state written before `written` was kept takes it from the outcomes: the destination each target last wrote
+    /// or found up to date (its root unknown: the destination has it prefixed already).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+        self.values = try container.decode([String: JSONValue].self, forKey: .values)
+        self.revisions = try container.decode([String: Int64].self, forKey: .revisions)
+        self.outcomes = try container.decode([String: TargetOutcomeViewModel].self, forKey: .outcomes)
+        if let written = try container.decodeIfPresent([String: WrittenFile].self, forKey: .written) {
+            self.written = written
+        } else {
+            self.written = [:]
+            for outcome in self.outcomes.values.sorted(by: { $0.target < $1.target })
+            where [ApplyOutcome.Result.written.rawValue, ApplyOutcome.Result.unchanged.rawValue].contains(
+                outcome.result
+            ) {
+                self.written[outcome.destination] = WrittenFile(target: outcome.target, root: "")
+            }
+        }
+    }
+}
+
+/// A file the applier wrote: the target it was last written for, and the root (`--root`) it is under.
+public struct WrittenFile: Sendable, Codable, Equatable {
+    /// The name of the target that last wrote it (or found it holding what it renders).
+    public var target: String
+    /// The root (`--root`) its destination is under, empty for the host: a symbolic link below it is not followed
+    /// when the file is looked for.
+    public var root: String
+
+    public init(target: String, root: String) {
+        self.target = target
+        self.root = root
     }
 }
 

@@ -13,6 +13,8 @@ public struct ApplyTarget: Sendable {
     public var reads: [String]
     /// The template, parsed.
     public var template: MustacheTemplate
+    /// The template's size in bytes: what one pass over a section's text can print at most, for ``RenderBudget``.
+    public var templateSize: Int
     /// The names the template looks up (``TemplateNames``), to tell keys it names that nothing gives it.
     public var templateNames: [String]
     /// The names the template prints as they are (`{{network.dns}}`), to tell a list or section printed so.
@@ -42,6 +44,7 @@ public struct ApplyTarget: Sendable {
         templateNames: [String] = [],
         printedNames: [String] = [],
         transformNames: [String] = [],
+        templateSize: Int = 0,
         destination: String,
         root: String = "",
         owner: UInt32,
@@ -58,6 +61,7 @@ public struct ApplyTarget: Sendable {
         self.templateNames = templateNames
         self.printedNames = printedNames
         self.transformNames = transformNames
+        self.templateSize = templateSize
         self.destination = destination
         self.root = root
         self.owner = owner

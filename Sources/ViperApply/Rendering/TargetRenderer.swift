@@ -12,9 +12,31 @@ public import SettingsAPI
 public struct TargetRenderer: Sendable {
     public init() {}
 
-    /// What rendering `target` gives with `values` (key → effective value) and `revisions` (module → revision).
-    public func render(_ target: ApplyTarget, values: [String: JSONValue], revisions: [String: Int64]) -> String {
-        target.template.render(Self.context(for: target, values: values, revisions: revisions.mapValues { .int($0) }))
+    /// What rendering `target` gives with `values` (key → effective value) and `revisions` (module → revision);
+    /// throws when the render would print far more than a destination may hold (``RenderBudget``), stopped early.
+    public func render(
+        _ target: ApplyTarget,
+        values: [String: JSONValue],
+        revisions: [String: Int64]
+    ) throws(ApplyError) -> String {
+        let budget = RenderBudget(templateSize: target.templateSize)
+        let context = Self.context(
+            for: target,
+            values: values,
+            revisions: revisions.mapValues { .int($0) },
+            budget: budget
+        )
+        let rendered = target.template.render(context)
+        guard !budget.exceeded else {
+            throw .renderTooLarge(
+                """
+                the template would render far more than the \(DestinationFile.sizeLimit >> 20) MiB a destination may \
+                hold (stopped after \(budget.passes) passes over its sections and \(budget.charged >> 20) MiB: a \
+                section over a long list inside another one?): nothing was written
+                """
+            )
+        }
+        return rendered
     }
 
     /// The revisions `existing` was rendered with, by module: the template is rendered with a marker in place of each
@@ -25,7 +47,11 @@ public struct TargetRenderer: Sendable {
     public func revisions(in existing: [UInt8], target: ApplyTarget, values: [String: JSONValue]) -> [String: Int64]? {
         var markers: [String: JSONValue] = [:]
         for module in target.modules { markers[module] = .string(RevisionPattern.marker(module)) }
-        let rendered = target.template.render(Self.context(for: target, values: values, revisions: markers))
+        let budget = RenderBudget(templateSize: target.templateSize)
+        let rendered = target.template.render(
+            Self.context(for: target, values: values, revisions: markers, budget: budget)
+        )
+        guard !budget.exceeded else { return nil }
         return RevisionPattern(rendered).match(existing)
     }
 
@@ -37,7 +63,8 @@ public struct TargetRenderer: Sendable {
     static func context(
         for target: ApplyTarget,
         values: [String: JSONValue],
-        revisions: [String: JSONValue]
+        revisions: [String: JSONValue],
+        budget: RenderBudget
     ) -> TemplateSection {
         var tree = Node()
         var choices = Node()
@@ -53,20 +80,20 @@ public struct TargetRenderer: Sendable {
         var byModule: [String: JSONValue] = [:]
         for module in target.modules { byModule[module] = revisions[module] ?? .int(0) }
         context["revision"] = .object(byModule)
-        return TemplateSection(context)
+        return TemplateSection(context, budget: budget)
     }
 
     /// What the template sees for `value`: a list and an object print the same in every process (``TemplateList``,
     /// ``TemplateSection``); null is an empty string.
-    static func mustacheValue(_ value: JSONValue) -> Any {
+    static func mustacheValue(_ value: JSONValue, budget: RenderBudget) -> Any {
         switch value {
         case .null: return ""
         case .bool(let flag): return flag
         case .int(let number): return Int(number)
         case .double(let number): return number
-        case .string(let text): return text
-        case .array(let elements): return TemplateList(elements)
-        case .object(let members): return TemplateSection(members)
+        case .string(let text): return TemplateText(text: text, budget: budget)
+        case .array(let elements): return TemplateList(elements, budget: budget)
+        case .object(let members): return TemplateSection(members, budget: budget)
         }
     }
 

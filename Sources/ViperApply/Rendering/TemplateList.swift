@@ -10,22 +10,36 @@ struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransfo
     var items: [Any]
     /// The list, to print it.
     var value: [JSONValue]
+    /// What the render may still print.
+    let budget: RenderBudget
 
     /// The separator of a list printed as a variable.
     static let separator = ","
 
-    init(_ value: [JSONValue]) {
+    init(_ value: [JSONValue], budget: RenderBudget) {
         self.value = value
-        self.items = value.map(TargetRenderer.mustacheValue)
+        self.budget = budget
+        self.items = value.map { TargetRenderer.mustacheValue($0, budget: budget) }
     }
 
-    func makeIterator() -> IndexingIterator<[Any]> {
-        self.items.makeIterator()
+    /// The items, each charged to the budget as one pass over the section: none once it is spent.
+    struct Iterator: IteratorProtocol {
+        var items: IndexingIterator<[Any]>
+        let budget: RenderBudget
+
+        mutating func next() -> Any? {
+            guard let item = self.items.next(), self.budget.pass() else { return nil }
+            return item
+        }
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(items: self.items.makeIterator(), budget: self.budget)
     }
 
     /// The items printed one after the other, `,` between them.
     var renderText: String {
-        Self.text(of: .array(self.value))
+        self.budget.print(Self.text(of: .array(self.value)))
     }
 
     var isNull: Bool { false }
@@ -35,7 +49,7 @@ struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransfo
         switch name {
         case "first": self.items.first
         case "last": self.items.last
-        case "reversed": TemplateList(self.value.reversed())
+        case "reversed": TemplateList(self.value.reversed(), budget: self.budget)
         case "count": self.items.count
         case "empty": self.items.isEmpty
         default: nil

@@ -10,10 +10,13 @@ struct TemplateSection: MustacheParent, MustacheCustomRenderable, MustacheTransf
     var members: [String: Any]
     /// The members, to print them.
     var value: [String: JSONValue]
+    /// What the render may still print.
+    let budget: RenderBudget
 
-    init(_ value: [String: JSONValue]) {
+    init(_ value: [String: JSONValue], budget: RenderBudget) {
         self.value = value
-        self.members = value.mapValues(TargetRenderer.mustacheValue)
+        self.budget = budget
+        self.members = value.mapValues { TargetRenderer.mustacheValue($0, budget: budget) }
     }
 
     func child(named name: String) -> Any? {
@@ -22,7 +25,7 @@ struct TemplateSection: MustacheParent, MustacheCustomRenderable, MustacheTransf
 
     /// The members as a JSON object, keys sorted.
     var renderText: String {
-        JSONValue.object(self.value).serialized()
+        self.budget.print(JSONValue.object(self.value).serialized())
     }
 
     var isNull: Bool { false }

@@ -104,8 +104,8 @@ public struct ApplyCommand: ServiceCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "A directory prefixed to every destination (an image), which must exist. Reload commands are not run:"
-                + " they would act on the running system.",
+            "An absolute path to a directory prefixed to every destination (an image), which must exist. Reload"
+                + " commands are not run: they would act on the running system.",
             valueName: "dir"
         )
     )
@@ -188,7 +188,10 @@ public struct ApplyCommand: ServiceCommand {
             (stateDirectory.hasPrefix("/") ? "" : FileManager.default.currentDirectoryPath + "/") + stateDirectory
             + "/dry-run"
         try FileIO.makeDirectories(scratch)
-        let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: self.root ?? "")
+        // Without its trailing slashes (`/image/` is `/image`): destinations are written `ROOT/etc/…`.
+        var root = self.root ?? ""
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: root)
         let notifier = SystemdNotifier()
         let interactor = ApplyInteractor(
             applier: FileApplier(

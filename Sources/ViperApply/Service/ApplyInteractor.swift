@@ -76,8 +76,8 @@ public actor ApplyInteractor {
     /// Where to resume the Watch stream.
     public var cursor: String? { self.state.cursor }
 
-    /// Replaces the targets (at start and on SIGHUP), logs each refused file, and renders every target again once
-    /// the values are known.
+    /// Replaces the targets (at start and on SIGHUP), logs each refused file and each file the applier wrote that
+    /// no target writes any more (``leftBehind()``), and renders every target again once the values are known.
     public func replace(targets loaded: ApplyTargetLoader.Result) async {
         self.targets = loaded.targets
         self.problems = loaded.problems
@@ -88,6 +88,8 @@ public actor ApplyInteractor {
             "loaded \(loaded.targets.count) targets",
             metadata: ["targets": "\(loaded.targets.map(\.name).joined(separator: ","))"]
         )
+        self.forgetRemovedFiles()
+        self.logLeftBehind()
         self.dirty = Set(self.targets.map(\.name))
         let names = Set(self.targets.map(\.name))
         self.retries = self.retries.filter { names.contains($0.key) }
@@ -232,8 +234,13 @@ public actor ApplyInteractor {
         var outcomes: [TargetOutcomeViewModel] = []
         for target in self.targets {
             let revisions = self.renderRevisions(of: target)
-            let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
-            let outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
+            let outcome: ApplyOutcome
+            do {
+                let rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
+                outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
+            } catch {
+                outcome = ApplyOutcome(result: .failed, error: error.description)
+            }
             outcomes.append(self.viewModel(target, outcome, revisions: revisions, at: nil, diff: true))
         }
         return ApplyDryRunViewModel(
@@ -261,9 +268,11 @@ public actor ApplyInteractor {
         }
     }
 
-    /// What to fix in target files that were loaded all the same.
+    /// What to fix in target files that were loaded all the same, and the files the applier wrote that no target
+    /// writes any more.
     private var warningViewModels: [TargetProblemViewModel] {
         self.unknownReads.map { TargetProblemViewModel(file: $0.target.source, reason: $0.reason) }
+            + self.leftBehindViewModels
     }
 
     /// Once the daemon's values are known: what to fix in each target that is applied all the same
@@ -327,8 +336,13 @@ public actor ApplyInteractor {
                             + "file keeps what it holds until it does"
                     )
                 } else {
-                    let rendered = self.renderer.render(target, values: self.state.values, revisions: revisions)
-                    outcome = await self.applier.apply(target, rendered: rendered)
+                    do {
+                        let rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
+                        outcome = await self.applier.apply(target, rendered: rendered)
+                    } catch {
+                        // Not retried: the same values render the same way; a change applies the target again.
+                        outcome = ApplyOutcome(result: .failed, error: error.description)
+                    }
                 }
                 if outcome.interrupted {
                     self.logger.notice(
@@ -342,6 +356,7 @@ public actor ApplyInteractor {
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)
                 self.scheduleRetry(of: target, after: outcome)
+                self.recordWritten(target, outcome)
                 // An unchanged file keeps the record of when it was written, unless that record is a failure: the
                 // file holds what the values render now, so the failure is over.
                 if outcome.result != .unchanged || self.state.outcomes[target.name] == nil
@@ -351,6 +366,7 @@ public actor ApplyInteractor {
                 }
             }
             self.settleGuesses(applied)
+            self.forgetRemovedFiles()
             do {
                 try self.store.save(self.state)
             } catch {

@@ -136,7 +136,10 @@ public struct ApplyTargetLoader: Sendable {
             throw bad("template \(templatePath): \(Self.describe(error, unclosed: tags.unclosed))")
         }
         // A partial is looked up in a library the applier does not have: it would render as nothing.
-        if let partial = tags.tags.first(where: { $0.sigil == ">" || $0.sigil == "<" }) {
+        // `{{*name}}` is a dynamic partial to swift-mustache: refused like the others.
+        if let partial = tags.tags.first(where: {
+            $0.sigil == ">" || $0.sigil == "<" || ($0.sigil == nil && $0.content.hasPrefix("*"))
+        }) {
             throw bad(
                 "template \(templatePath): line \(partial.line), column \(partial.column): partial '\(partial.content)':"
                     + " partials are not supported (the applier has no other templates to take them from); write"
@@ -158,15 +161,22 @@ public struct ApplyTargetLoader: Sendable {
         let components = written.split(separator: "/").filter { $0 != "." }
         guard !components.isEmpty else { throw bad("'destination' must be an absolute path to a file, without '..'") }
         let destination = "/" + components.joined(separator: "/")
+        let fileName = components[components.count - 1]
         if let long = components.dropLast().first(where: { $0.utf8.count > FileIO.nameLimit }) {
             throw bad(
                 "'destination' \(destination): its directory name '\(long)' is \(long.utf8.count) bytes long, more than"
                     + " the \(FileIO.nameLimit) bytes a file name can have"
             )
         }
+        // Names with the marker in them are the applier's temporary and previous files, which it removes.
+        guard !fileName.contains(FileIO.marker) else {
+            throw bad(
+                "'destination' \(destination): file names with '\(FileIO.marker)' in them are the applier's own"
+                    + " temporary and previous files (it removes them): give another name"
+            )
+        }
         // Beside the file, the applier writes `.NAME.viper-apply.XXXXXX` and `.NAME.viper-apply.previous`: with a
         // longer name, they could never be created, and the target would fail (and be retried) for ever.
-        let fileName = components[components.count - 1]
         if fileName.utf8.count > FileIO.longestDestinationName {
             throw bad(
                 "'destination' \(destination): its file name is \(fileName.utf8.count) bytes long, and the longest that"
@@ -205,6 +215,7 @@ public struct ApplyTargetLoader: Sendable {
             templateNames: TemplateNames.scan(source),
             printedNames: TemplateNames.printed(source),
             transformNames: TemplateNames.transforms(source),
+            templateSize: source.utf8.count,
             destination: self.root + destination,
             root: self.root,
             owner: owner,
