@@ -29,6 +29,25 @@ struct SettingsCtlTests {
         #expect(Self.status(arguments) == .usage)
     }
 
+    @Test("a newline in a file name, a cursor or --if-revision is shown escaped: one error is one line")
+    func newlinesEscaped() throws {
+        #expect {
+            try DumpFile.read(path: "/nonexistent/x\nFAKE: ok")
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("cannot open /nonexistent/x\\nFAKE: ok") && !text.contains("\n")
+        }
+        #expect(throws: (any Error).self) {
+            try SettingsCtl.parseAsRoot(["load", "--if-revision", "net\nwork", "f"])
+        }
+        do {
+            _ = try SettingsCtl.parseAsRoot(["load", "--if-revision", "net\nwork", "f"])
+        } catch {
+            let message = SettingsCtl.fullMessage(for: error)
+            #expect(message.contains("net\\nwork") && !message.contains("net\nwork"), "\(message)")
+        }
+    }
+
     @Test("--if-revision takes a module and a revision in digits, 0 included")
     func ifRevision() throws {
         for (argument, revision) in [("network=0", Int64(0)), ("network=42", 42)] {

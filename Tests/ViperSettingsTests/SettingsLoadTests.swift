@@ -394,5 +394,32 @@ struct SettingsLoadTests {
                 )
         )
         #expect(TransferPresenter.after([], failure) == failure)
+        // What changed in the modules loaded, the first 20 changes; a module that did not change says so.
+        let scale = LoadChangeViewModel(
+            key: "display.output.scale",
+            old: 1.75,
+            oldDisplay: "1.75",
+            oldLayer: .local,
+            value: 2.0,
+            display: "2.0",
+            layer: .local
+        )
+        let many = ModuleLoadViewModel(
+            module: "display",
+            revision: 4,
+            changed: true,
+            changes: Array(repeating: scale, count: 25)
+        )
+        let same = ModuleLoadViewModel(module: "network", revision: 9, changed: false, changes: [])
+        guard case .storageFailure(_, let reason) = TransferPresenter.after([many, same], failure) else {
+            Issue.record("expected a storage failure")
+            return
+        }
+        #expect(
+            reason
+                == "the disk is full; the modules before it in the file were loaded: display (revision 4: "
+                + Array(repeating: "display.output.scale 1.75 -> 2.0", count: 20).joined(separator: ", ")
+                + ", 5 more), network (no change)"
+        )
     }
 }

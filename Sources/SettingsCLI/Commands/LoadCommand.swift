@@ -70,10 +70,12 @@ package struct LoadCommand: SettingsCommand {
             guard parts.count == 2, !parts[0].isEmpty, parts[1].allSatisfy({ ("0"..."9").contains($0) }),
                 parts[1] == "0" || !parts[1].hasPrefix("0"), let revision = Int64(parts[1])
             else {
-                throw ValidationError("--if-revision \(entry): expected MODULE=REVISION, e.g. network=42")
+                throw ValidationError(
+                    "--if-revision \(TableFormatter.printable(entry)): expected MODULE=REVISION, e.g. network=42"
+                )
             }
             guard revisions[String(parts[0])] == nil else {
-                throw ValidationError("--if-revision names \(parts[0]) twice")
+                throw ValidationError("--if-revision names \(TableFormatter.printable(String(parts[0]))) twice")
             }
             revisions[String(parts[0])] = revision
         }

@@ -147,7 +147,8 @@ package struct VarlinkClient: Sendable {
 
     /// The failure, for people, of a connection to the daemon (or the applier).
     package func failure(for error: UnixSocketConnection.Failure) -> CLIFailure {
-        let daemon = "\(self.peer.name) at \(self.location.path) (\(self.location.explanation))"
+        let daemon =
+            "\(self.peer.name) at \(TableFormatter.printable(self.location.path)) (\(self.location.explanation))"
         let hint = self.peer.hint
         switch error {
         case .pathTooLong:

@@ -130,7 +130,8 @@ package enum CommandAction: Sendable, Hashable {
         case .load(let file, let dryRun, let replace, let ifRevision):
             let dump = try DumpFile.read(path: file)
             if let missing = ifRevision.keys.sorted().first(where: { dump.modules[$0] == nil }) {
-                throw CLIFailure(.usage, "--if-revision \(missing)=…: \(file) has no module \(missing)")
+                let (module, name) = (TableFormatter.printable(missing), TableFormatter.printable(file))
+                throw CLIFailure(.usage, "--if-revision \(module)=…: \(name) has no module \(module)")
             }
             return try Self.load(
                 dump.modules,
@@ -146,6 +147,10 @@ package enum CommandAction: Sendable, Hashable {
             // A file without the module would not change it when loaded, --replace or not (the daemon still says
             // whether the module exists): the diff is empty.
             let values = dump.modules[module]
+            if values == nil {
+                // MODULE, not the file, is what is wrong when the daemon has no such module: said as `dump` says it.
+                _ = try Self.request(client, .showModule, ["module": .string(module)], as: ModuleViewModel.self)
+            }
             return try Self.load(
                 [module: values ?? [:]],
                 client: client,

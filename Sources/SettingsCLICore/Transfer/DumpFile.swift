@@ -12,7 +12,8 @@ package struct DumpFile: Sendable, Hashable {
     /// Reads the file at `path` (`-`: standard input); a file that cannot be read, is not JSON or not shaped like
     /// a dump is a failure naming the file and what is wrong where.
     package static func read(path: String) throws(CLIFailure) -> DumpFile {
-        let name = path == "-" ? "standard input" : path.isEmpty ? "''" : path
+        // Shown on one line: a newline in the path cannot make an error look like two.
+        let name = path == "-" ? "standard input" : path.isEmpty ? "''" : TableFormatter.printable(path)
         let bytes = try Self.contents(of: path, name: name)
         let json: JSONValue
         do {

@@ -119,7 +119,10 @@ package struct WatchSession: Sendable {
                 } catch {
                     failure =
                         Self.isInvalidCursor(message)
-                        ? CLIFailure(.usage, "'\(cursor ?? "")' is not a cursor: pass one that watch printed")
+                        ? CLIFailure(
+                            .usage,
+                            "'\(TableFormatter.printable(cursor ?? ""))' is not a cursor: pass one that watch printed"
+                        )
                         : error
                     return false
                 }

@@ -101,14 +101,24 @@ public struct TransferPresenter: Sendable {
         await view.display(.load(LoadResultViewModel(modules: applied, problems: [], applied: true)))
     }
 
-    /// `error`, its reason saying which modules were loaded before it (when some were).
+    /// `error`, its reason saying which modules were loaded before it (when some were), with what changed in them
+    /// (the first ``changesShown``) or that nothing did.
     package static func after(
         _ applied: [ModuleLoadViewModel],
         _ error: SettingsErrorViewModel
     ) -> SettingsErrorViewModel {
         guard !applied.isEmpty else { return error }
-        let loaded = applied.map { "\($0.module) (revision \($0.revision))" }.joined(separator: ", ")
-        let note = "; the modules before it in the file were loaded: \(loaded)"
+        var shown = 0
+        let loaded = applied.map { module -> String in
+            guard module.changed else { return "\(module.module) (no change)" }
+            guard !module.changes.isEmpty else { return "\(module.module) (revision \(module.revision))" }
+            let listed = module.changes.prefix(max(0, Self.changesShown - shown))
+            shown += listed.count
+            var words = listed.map { "\($0.key) \($0.oldDisplay) -> \($0.display)" }
+            if module.changes.count > listed.count { words.append("\(module.changes.count - listed.count) more") }
+            return "\(module.module) (revision \(module.revision): \(words.joined(separator: ", ")))"
+        }
+        let note = "; the modules before it in the file were loaded: \(loaded.joined(separator: ", "))"
         switch error {
         case .storageFailure(let module, let reason): return .storageFailure(module: module, reason: reason + note)
         case .permissionDenied(let module, let uid, let reason):
@@ -118,4 +128,7 @@ public struct TransferPresenter: Sendable {
             return error
         }
     }
+
+    /// The most changes a partial load's failure lists, over every module loaded.
+    static let changesShown = 20
 }
