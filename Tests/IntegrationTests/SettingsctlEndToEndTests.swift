@@ -40,6 +40,27 @@ struct SettingsctlEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a mistyped key or module is failed with the closest one; a module or section named as a key says so")
+    func suggestions() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let cases: [([String], String)] = [
+            (["get", "network.proxy.prot"], "no such key: 'network.proxy.prot'; did you mean 'network.proxy.port'?"),
+            (["set", "network.proxy.prot", "1"], "did you mean 'network.proxy.port'? (settingsctl show network lists"),
+            (["show", "netwrok"], "no such module: 'netwrok'; did you mean 'network'?"),
+            (["get", "Network.proxy.port"], "did you mean 'network'?"),
+            (["get", "network"], "'network' is a module: a key is MODULE.SECTION.ITEM"),
+            (["explain", "network.proxy"], "'network.proxy' is a section"),
+        ]
+        for (arguments, expected) in cases {
+            let result = daemon.ctl(arguments)
+            #expect(result.status == 4 && result.stderr.contains(expected), "\(arguments): \(result)")
+        }
+        let far = daemon.ctl(["get", "network.zzz.qqq"])
+        #expect(far.status == 4 && !far.stderr.contains("did you mean"), "nothing close: no guess; \(far)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("with --json a failure is one JSON object on stderr: the daemon's error, its parameters, the exit status")
     func jsonFailures() throws {
         let daemon = try DaemonHarness()

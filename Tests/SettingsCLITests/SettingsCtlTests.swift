@@ -48,6 +48,18 @@ struct SettingsCtlTests {
         }
     }
 
+    @Test("the closest name is a typo's: a few edits, letter case and swapped neighbours counted as one")
+    func closestName() {
+        let keys = ["network.proxy.port", "network.proxy.host", "network.proxy.mode", "network.dns.cache"]
+        #expect(NameSuggestion.closest(to: "network.proxy.prot", in: keys) == "network.proxy.port")
+        #expect(NameSuggestion.closest(to: "Network.Proxy.Mode", in: keys) == "network.proxy.mode")
+        #expect(NameSuggestion.closest(to: "network.dns.cahce", in: keys) == "network.dns.cache")
+        #expect(NameSuggestion.closest(to: "network.zzz.qqq", in: keys) == nil)
+        #expect(NameSuggestion.closest(to: "netwrok", in: ["network", "display", "power"]) == "network")
+        #expect(NameSuggestion.closest(to: "x", in: ["network"]) == nil)
+        #expect(NameSuggestion.closest(to: "", in: ["network"]) == nil)
+    }
+
     @Test("--if-revision takes a module and a revision in digits, 0 included")
     func ifRevision() throws {
         for (argument, revision) in [("network=0", Int64(0)), ("network=42", 42)] {

@@ -22,8 +22,17 @@ package enum CommandAction: Sendable, Hashable {
     /// What differs in `module` from its defaults, or with `file` what loading its values from it would change.
     case diff(module: String, file: String?, replace: Bool)
 
-    /// Calls the daemon through `client` and returns what to print: the reply as JSON when `json`, else text.
+    /// Calls the daemon through `client` and returns what to print: the reply as JSON when `json`, else text. A
+    /// module or key the daemon does not have is failed with the closest one it has (``NameSuggestion``).
     package func output(using client: VarlinkClient, style: TextStyle, json: Bool) throws(CLIFailure) -> String {
+        do {
+            return try self.run(using: client, style: style, json: json)
+        } catch {
+            throw NameSuggestion.suggesting(error, client: client)
+        }
+    }
+
+    private func run(using client: VarlinkClient, style: TextStyle, json: Bool) throws(CLIFailure) -> String {
         switch self {
         case .modules:
             let model = try Self.request(client, .listModules, [:], as: ModuleListViewModel.self)
