@@ -21,6 +21,11 @@ struct ResultRendererTests {
         #expect(SetResultRenderer.render(changed) == "network.proxy.port: 3128 -> 8080")
         let same = SetResultViewModel(item: Fixtures.port, previous: Fixtures.port, changed: false, revision: 7)
         #expect(SetResultRenderer.render(same) == "network.proxy.port: unchanged (8080)")
+        // The value in effect set on this host: the layers say what changed.
+        var fromDefault = Fixtures.port
+        fromDefault.layer = .default
+        let pinned = SetResultViewModel(item: Fixtures.port, previous: fromDefault, changed: true, revision: 8)
+        #expect(SetResultRenderer.render(pinned) == "network.proxy.port: 8080 (default) -> 8080 (local)")
     }
 
     @Test("reset prints each key with the value that applies again, or that nothing was reset")

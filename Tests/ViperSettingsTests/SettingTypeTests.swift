@@ -208,6 +208,11 @@ struct SettingTypeTests {
             )
         )
         #expect(reason.count < 160)
+        // The Presenter's words name the key in the hint, set or load.
+        let failure = SettingsFormatter.error(.invalidValue(key: "network.dns.servers", value: "a", reason: reason))
+        #expect("\(failure)".contains("settingsctl explain network.dns.servers shows it"), "\(failure)")
+        let problem = SettingsFormatter.problem(.invalidValue(key: "network.dns.servers", value: "a", reason: reason))
+        #expect(problem.reason.contains("settingsctl explain network.dns.servers shows it"), "\(problem)")
     }
 
     @Test("each string of a list must match the pattern, and the first that does not is named")

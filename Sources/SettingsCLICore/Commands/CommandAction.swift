@@ -74,16 +74,18 @@ package enum CommandAction: Sendable, Hashable {
         case .set(let key, let value):
             let parameters: JSONValue = ["key": .string(key), "text": .string(value)]
             let reply = try client.call(.set, parameters)
-            // As for get: the line needs four fields, read without the generic decoder.
+            // As for get: the line needs six fields, read without the generic decoder.
             if !json, let item = reply["item"], let key = item["key"]?.stringValue,
-                let display = item["display"]?.stringValue,
-                let previous = reply["previous"]?["display"]?.stringValue, let changed = reply["changed"]?.boolValue
+                let display = item["display"]?.stringValue, let layer = item["layer"]?.stringValue,
+                let previous = reply["previous"]?["display"]?.stringValue,
+                let previousLayer = reply["previous"]?["layer"]?.stringValue, let changed = reply["changed"]?.boolValue
             {
                 return SetResultRenderer.render(
                     key: key,
                     display: display,
                     previous: previous,
                     changed: changed,
+                    layers: (previousLayer, layer),
                     style: style
                 )
             }

@@ -1,7 +1,9 @@
 package import SettingsAPI
 
 /// Renders the reply of `Set` (`settingsctl set KEY VALUE`): `network.proxy.port: 3128 -> 8080`, or
-/// `network.proxy.port: unchanged (8080)` when the host already had that value.
+/// `network.proxy.port: unchanged (8080)` when the host already had that value. A value set equal to the one in
+/// effect from another layer names both layers (`network.dns.cache: true (default) -> true (local)`): the key is
+/// now set on this host, and no longer follows the schema's default or the fleet's recommendation.
 package enum SetResultRenderer {
     /// One line, without a newline.
     package static func render(_ model: SetResultViewModel, style: TextStyle = .plain) -> String {
@@ -10,6 +12,7 @@ package enum SetResultRenderer {
             display: model.item.display,
             previous: model.previous.display,
             changed: model.changed,
+            layers: (model.previous.layer.rawValue, model.item.layer.rawValue),
             style: style
         )
     }
@@ -20,12 +23,17 @@ package enum SetResultRenderer {
         display: String,
         previous: String,
         changed: Bool,
+        layers: (before: String, after: String)? = nil,
         style: TextStyle
     ) -> String {
         // Values come from whoever set them, the fleet included: control characters are shown escaped.
         let key = TableFormatter.printable(key)
         let display = TableFormatter.printable(display)
         guard changed else { return "\(key): unchanged (\(display))" }
+        if previous == display, let layers, layers.before != layers.after {
+            let (before, after) = (TableFormatter.printable(layers.before), TableFormatter.printable(layers.after))
+            return "\(key): \(display) (\(before)) -> \(style.strong(display)) (\(after))"
+        }
         return "\(key): \(TableFormatter.printable(previous)) -> \(style.strong(display))"
     }
 }

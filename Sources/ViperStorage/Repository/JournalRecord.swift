@@ -33,6 +33,10 @@ struct JournalRecord {
         self.change = change
     }
 
+    /// The members a line may have: `revision`, `set` and `remove` (every line but a compaction's), the record's
+    /// `cause` and `changes`, and `compacted`.
+    static let members: Set<String> = ["revision", "set", "remove", "cause", "changes", "compacted"]
+
     /// The line's bytes, newline included, written member by member (a line is written for every change); the
     /// members of `set` are sorted like those of any object.
     var line: [UInt8] {
@@ -62,8 +66,17 @@ struct JournalRecord {
         } catch {
             throw StateFileError(reason: error.description)
         }
-        guard json.objectValue != nil else {
+        guard let members = json.objectValue else {
             throw StateFileError(reason: "expected an object, found \(json.typeName)")
+        }
+        // Every line the daemon writes has these members and no other: a line that reads as JSON but lost or
+        // misspelt one (a flipped byte, `"sxt"`) held a change that can no longer be read, and is corrupt, not a
+        // record that changes nothing.
+        if let unknown = members.keys.sorted().first(where: { !Self.members.contains($0) }) {
+            throw StateFileError(reason: "unknown member \(JSONValue.string(unknown).serialized())")
+        }
+        if json["compacted"] != .bool(true), let missing = ["set", "remove"].first(where: { members[$0] == nil }) {
+            throw StateFileError(reason: "expected a member \"\(missing)\"")
         }
         guard let revision = json["revision"]?.intValue, revision >= 0 else {
             throw StateFileError(reason: "expected a non-negative integer \"revision\"")

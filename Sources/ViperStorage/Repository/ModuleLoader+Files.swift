@@ -83,6 +83,11 @@ extension ModuleLoader {
         }
         repair.lostText = true
         repair.highest = max(repair.highest, RevisionScan.highest(in: bytes[bad.offset...]) ?? 0)
+        // Each complete line from the bad one on held a record above the one before it (the writer appends whole
+        // lines, revisions going up): the last had at least this revision, even when none of them can be read.
+        let lost = Int64(RevisionScan.completeLines(in: bytes[bad.offset...]))
+        let (atLeast, overflow) = loaded.state.revision.addingReportingOverflow(lost)
+        repair.highest = max(repair.highest, overflow ? .max : atLeast)
         repair.journalToSetAside = BadJournal(line: bad.line, reason: bad.reason, records: records)
     }
 

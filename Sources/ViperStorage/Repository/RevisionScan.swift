@@ -22,6 +22,24 @@ enum RevisionScan {
         return highest
     }
 
+    /// How many lines of `bytes` are complete (end with a newline) and not blank.
+    static func completeLines(in bytes: ArraySlice<UInt8>) -> Int {
+        var count = 0
+        var blank = true
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\n"):
+                if !blank { count += 1 }
+                blank = true
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                break
+            default:
+                blank = false
+            }
+        }
+        return count
+    }
+
     private static func skipSpaces(_ bytes: ArraySlice<UInt8>, from start: Int) -> Int {
         var cursor = start
         while cursor < bytes.endIndex, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[cursor]) { cursor += 1 }

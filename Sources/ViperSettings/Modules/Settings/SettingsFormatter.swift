@@ -73,12 +73,19 @@ public enum SettingsFormatter {
         }
     }
 
+    /// `reason` with the key it is about in place of the placeholder `KEY` of a hint (`settingsctl explain KEY
+    /// shows it`): the type that refused the value does not know the key.
+    static func naming(_ key: String, in reason: String) -> String {
+        reason.replacing("settingsctl explain KEY", with: "settingsctl explain \(key)")
+    }
+
     /// The declared error for `failure`, its reasons in words.
     public static func error(_ failure: SettingsFailure) -> SettingsErrorViewModel {
         switch failure {
         case .noSuchModule(let module): return .noSuchModule(module: module)
         case .noSuchKey(let key): return .noSuchKey(key: key)
-        case .invalidValue(let key, let value, let reason): return .invalidValue(key: key, value: value, reason: reason)
+        case .invalidValue(let key, let value, let reason):
+            return .invalidValue(key: key, value: value, reason: Self.naming(key, in: reason))
         case .keyLocked(let key, let layer): return .keyLocked(key: key, source: Self.lockSource(layer))
         case .permissionDenied(let module, let uid, let writers):
             return .permissionDenied(module: module, uid: Int64(uid), reason: Self.mayWrite(writers))
@@ -111,7 +118,11 @@ public enum SettingsFormatter {
                 reason: "the schema of \(module) has no such key"
             )
         case .invalidValue(let key, let value, let reason):
-            return LoadProblemViewModel(key: key, problem: .invalidValue, reason: "\(Self.cut(value)): \(reason)")
+            return LoadProblemViewModel(
+                key: key,
+                problem: .invalidValue,
+                reason: "\(Self.cut(value)): \(Self.naming(key, in: reason))"
+            )
         case .keyLocked(let key, let layer):
             return LoadProblemViewModel(key: key, problem: .keyLocked, reason: "locked by \(Self.lockSource(layer))")
         case .permissionDenied(let module, let uid, let writers):
