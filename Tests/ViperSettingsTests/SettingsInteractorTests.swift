@@ -135,6 +135,22 @@ struct SettingsInteractorTests {
         #expect(try await repository.state(of: "network").local == ["proxy.mode": .string("none")])
     }
 
+    @Test("a reset of a locked key without a local value has nothing to reset: unchanged, not refused")
+    func resetLockedWithoutLocalValue() async throws {
+        let repository = InMemorySettingsRepository(states: [
+            "network": ModuleState(revision: 2, mandatory: ["proxy.mode": .string("auto")])
+        ])
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let outcome = try await interactor.reset(path: "proxy.mode", caller: Fixtures.root)
+        #expect(!outcome.changed)
+        #expect(try await repository.state(of: "network").revision == 2)
+    }
+
     @Test("only root, named writers and members of writer groups may write")
     func authorization() async throws {
         await #expect(

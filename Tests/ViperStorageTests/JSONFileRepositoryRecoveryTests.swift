@@ -264,6 +264,19 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(state == ModuleState(revision: 5, local: ["proxy.port": .int(2)]))
     }
 
+    @Test("a corrupt line's revision written with an exponent counts as the number it is, 1e30 as beyond 64 bits")
+    func revisionWithExponent() async throws {
+        let good = journalLine(revision: 1, set: ["proxy.port": 1])
+        for (line, expected) in [
+            (#"{"revision":1e30,"set":{},"remove":[]}"#, Int64.max), (#"{"revision":4.0e1,"set":{},"remove":[]}"#, 41),
+        ] {
+            let scratch = Scratch()
+            try Files.write(good + line + "\n", to: scratch.file("network.journal"))
+            let state = try await makeRepository(scratch.path).state(of: "network")
+            #expect(state.revision == expected, "\(line)")
+        }
+    }
+
     @Test("a journal whose revision goes back is corrupt from that line: set aside, the module goes on above")
     func revisionGoingBack() async throws {
         let journal =

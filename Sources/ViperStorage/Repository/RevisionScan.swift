@@ -57,7 +57,17 @@ enum RevisionScan {
             value = sum
             cursor += 1
         }
-        return cursor == start ? nil : value
+        guard cursor > start else { return nil }
+        // Written with a fraction or an exponent (`1e30`): read as a double, so that a huge one is not taken for
+        // its first digits.
+        if cursor < bytes.endIndex, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[cursor]) {
+            var end = cursor + 1
+            while end < bytes.endIndex, "0123456789+-eE.".utf8.contains(bytes[end]) { end += 1 }
+            if let number = Double(String(decoding: bytes[start..<end], as: UTF8.self)), number.isFinite {
+                return number >= 9.2e18 ? .max : max(value, Int64(number))
+            }
+        }
+        return value
     }
 }
 

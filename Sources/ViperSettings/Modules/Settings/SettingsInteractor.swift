@@ -119,8 +119,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let schema = self.schema
         let named = targets.first
         let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
-            // A locked key's local value is the fleet's to keep, as for a set: it comes back when the lock lifts.
-            if let named {
+            // A locked key's local value is the fleet's to keep, as for a set: it comes back when the lock lifts. A
+            // locked key without one has nothing to reset: unchanged, as an unlocked key without one.
+            if let named, let path, state.local[path] != nil {
                 let current = ResolvedSetting(
                     module: module,
                     sectionID: named.sectionID,
