@@ -50,6 +50,15 @@ struct StatusRendererTests {
         #expect(rejected.contains("network.proxy.port: must be within 1..65535 (mandatory)"))
     }
 
+    @Test("a sync that failed says so on its first line, not just that no value changed")
+    func failedSync() {
+        let failing = SyncStatusViewModel(state: "failing", source: "https://h/d.json", lastError: "refused")
+        let text = StatusRenderer.render(SyncResultViewModel(sync: failing, changedKeys: [], now: 1_000))
+        #expect(text.hasPrefix("sync failed: no value changed\nremote sync:"), "\(text)")
+        let ok = SyncStatusViewModel(state: "ok", source: "https://h/d.json", lastSuccess: 999)
+        #expect(StatusRenderer.render(SyncResultViewModel(sync: ok, changedKeys: [], now: 1_000)).hasPrefix("no value"))
+    }
+
     @Test("more rejected values than listed: the count is of them all, and the list says how many more there are")
     func moreRejected() {
         let text = Self.status(

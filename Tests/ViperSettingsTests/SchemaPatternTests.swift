@@ -115,7 +115,21 @@ struct SchemaPatternTests {
         "#x", "not-an-ip", "1.1.1.1;rm", ":::", "1.1.1", "1.1.1.1.1", "01.1.1.1", "1.1.1.1:", "1:2:3:4:5:6:7",
         "1::2::3", "12345::", "1:2:3:4:5:6::7:8", "1:2:3:4:5:6::192.0.2.1", "::256.1.1.1", "[::1]:", "[::1]]:53",
         "[::1%eth0]:53", "fe80::1%", "1.1.1.1#", "::g", ".example.com", "intra_net-1",
+        // Locales as locale -a lists them, and near misses.
+        "en_US.utf8", "C.utf8", "de_DE.utf8@euro", "en_US.UTF8", "en_US.utf-8",
     ]
+
+    @Test("the locale pattern takes a locale as locale -a lists it (en_US.utf8) or as LANG is often written")
+    func localeNames() throws {
+        let pattern = try #require(Self.bundledPatterns().first { $0.key == "locale.language.lang" }?.pattern)
+        let program = try PatternProgram(pattern)
+        for name in ["en_US.utf8", "en_US.UTF-8", "C.utf8", "C.UTF-8", "POSIX", "de_DE.utf8@euro", "fr_FR"] {
+            #expect(program.matches(name), "\(name)")
+        }
+        for name in ["en_US.UTF8", "en_US.utf-8", "en_US.UTF-8 ", "EN_us"] {
+            #expect(!program.matches(name), "\(name)")
+        }
+    }
 
     @Test("the bundled patterns match as the regular expressions they are")
     func bundledPatternsMatchAsRegex() throws {

@@ -71,7 +71,7 @@ package struct LoadCommand: SettingsCommand {
                 parts[1] == "0" || !parts[1].hasPrefix("0"), let revision = Int64(parts[1])
             else {
                 throw ValidationError(
-                    "--if-revision \(TableFormatter.printable(entry)): expected MODULE=REVISION, e.g. network=42"
+                    "--if-revision \(TableFormatter.printable(entry)): expected MODULE=REVISION, the revision in digits as dump prints it (no sign, no leading zero), e.g. network=42"
                 )
             }
             guard revisions[String(parts[0])] == nil else {

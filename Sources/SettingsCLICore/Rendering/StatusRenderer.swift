@@ -23,7 +23,9 @@ package enum StatusRenderer {
     package static func render(_ model: SyncResultViewModel, style: TextStyle = .plain) -> String {
         var lines: [String]
         if model.changedKeys.isEmpty {
-            lines = ["no value changed"]
+            // A sync that failed changed nothing, but is said to have failed first: "no value changed" alone reads
+            // as a sync that worked and found nothing new.
+            lines = [model.sync.state == "failing" ? "sync failed: no value changed" : "no value changed"]
         } else {
             lines = ["\(model.changedKeys.count) value\(model.changedKeys.count == 1 ? "" : "s") changed:"]
             lines += model.changedKeys.map { "  \(TableFormatter.printable($0))" }
