@@ -91,7 +91,7 @@ public actor JSONFileRepository: SettingsRepository {
         directory: String,
         threadPool: NIOThreadPool,
         logger: Logger,
-        compactAfterRecords: Int = 1000,
+        compactAfterRecords: Int = 4000,
         compactAfterBytes: Int = 1 << 20,
         schema: @escaping @Sendable (String) -> ModuleSchema? = { _ in nil },
         feed: ChangeFeed? = nil,
