@@ -195,6 +195,17 @@ struct SettingTypeTests {
         #expect(SettingsFormatter.display(.strings(["a", "b"])) == "a, b")
     }
 
+    @Test("gsettings habits in a list's text are refused with the forms taken, not stored as written")
+    func gsettingsHabits() throws {
+        for text in [#""de""#, "'de'", #"fr, "de""#, "@as []", "@as ['de']"] {
+            #expect(throws: ValueRejection.self, "\(text)") { try SettingType.strings().value(fromText: text) }
+        }
+        let quoted = #expect(throws: ValueRejection.self) { try SettingType.strings().value(fromText: #""de""#) }
+        #expect(quoted?.reason.contains("word 1 of the list is in quotes") == true)
+        #expect(try SettingType.strings().value(fromText: #"["de"]"#) == .strings(["de"]))
+        #expect(try SettingType.strings().value(fromText: #"a"b, c'"#) == .strings([#"a"b"#, "c'"]))
+    }
+
     @Test("a long pattern is shown cut in the reason, with where to read it whole")
     func longPatternIsCut() throws {
         let pattern = "^(" + Array(repeating: "[0-9]{1,3}", count: 20).joined(separator: "|") + ")$"

@@ -110,7 +110,22 @@ extension SettingType {
                 return try self.value(fromJSON: json)
             }
             if trimmed.isEmpty { return try self.checked(.strings([])) }
+            // gsettings habits, which would be stored as they are written: a GVariant (`@as []`), a quoted word.
+            if trimmed.hasPrefix("@") {
+                throw ValueRejection(
+                    "expected a JSON array of strings or comma-separated words, not GVariant text (@as …): e.g."
+                        + " [\"de\", \"fr\"] or de, fr"
+                )
+            }
             let words = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+            if let quoted = words.firstIndex(where: { word in
+                word.count >= 2 && ["\"", "'"].contains { word.hasPrefix($0) && word.hasSuffix($0) }
+            }) {
+                throw ValueRejection(
+                    "word \(quoted + 1) of the list is in quotes, which would be stored as part of it: write the words"
+                        + " without quotes (de, fr), or the list as a JSON array ([\"de\", \"fr\"])"
+                )
+            }
             if let empty = words.firstIndex(where: \.isEmpty) {
                 throw ValueRejection(
                     "word \(empty + 1) of the list is empty; write an empty string, or one with a comma, as a JSON array"
