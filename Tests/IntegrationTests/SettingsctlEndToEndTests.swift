@@ -51,6 +51,9 @@ struct SettingsctlEndToEndTests {
             (["get", "Network.proxy.port"], "did you mean 'network'?"),
             (["get", "network"], "'network' is a module: a key is MODULE.SECTION.ITEM"),
             (["explain", "network.proxy"], "'network.proxy' is a section"),
+            (["show", "network.proxy.port"], "'network.proxy.port' is not a module: its module is network"),
+            (["get", "netwrok"], "did you mean module 'network'?"),
+            (["get", "network.dns.port"], "no such key: 'network.dns.port' (settingsctl show network lists its keys)"),
         ]
         for (arguments, expected) in cases {
             let result = daemon.ctl(arguments)

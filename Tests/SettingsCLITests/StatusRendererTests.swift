@@ -50,6 +50,16 @@ struct StatusRendererTests {
         #expect(rejected.contains("network.proxy.port: must be within 1..65535 (mandatory)"))
     }
 
+    @Test("a status from a daemon before rejectedCount reads, counting the values it lists")
+    func olderStatus() throws {
+        let json = try JSONValue(
+            parsing:
+                #"{"state":"ok","source":"s","rejected":["a.b.c: no such key"],"recommendedInForce":0,"mandatoryInForce":0}"#
+        )
+        let model = try JSONValueDecoder().decode(SyncStatusViewModel.self, from: json)
+        #expect(model.rejectedCount == 1 && model.lastSuccess == nil)
+    }
+
     @Test("a sync that failed says so on its first line, not just that no value changed")
     func failedSync() {
         let failing = SyncStatusViewModel(state: "failing", source: "https://h/d.json", lastError: "refused")

@@ -84,7 +84,7 @@ struct ApplyTargetLoaderTests {
         // The applier removes such names beside the files it writes.
         (
             ["reads": ["network"], "destination": "/etc/.x.viper-apply.AAAAAA"],
-            "file names with 'viper-apply' in them are the applier's own temporary and previous files"
+            "names like .NAME.viper-apply.* are the applier's own temporary and previous files"
         ),
         (["reads": ["network"], "destination": "/etc/.x.viper-apply.previous"], "the applier's own temporary"),
     ]
@@ -97,7 +97,8 @@ struct ApplyTargetLoaderTests {
         ("{{probe.s.v", "unclosed tag '{{' opened at line 1, column 1: its '}}' is missing"),
         ("ok {{x}}\n\n  {{#probe.s", "unclosed tag '{{' opened at line 3, column 3: its '}}' is missing"),
         ("x {{{probe.s.v}}", "unclosed tag '{{{' opened at line 1, column 3: its '}}}' is missing"),
-        ("a {{*dynamic}} b", "line 1, column 3: partial '*dynamic': partials are not supported"),
+        ("a {{*dynamic}} b", "line 1, column 3: '*dynamic' names no value"),
+        (String(repeating: "{{x}}", count: 2001), "has 2001 tags, more than the 2000 a template may have"),
     ]
 
     @Test(

@@ -125,7 +125,10 @@ struct FileApplierTests {
         }
     }
 
-    @Test("a dry run's check sees its copy with the destination's owner, group and mode, as the apply's check does")
+    @Test(
+        "a dry run's check sees its copy with the destination's owner, group and mode, as the apply's check does",
+        .enabled(if: geteuid() == 0, "only root gives a file another owner")
+    )
     func dryRunCopyMode() async throws {
         try await TemporaryDirectory.with { directory in
             let folder = try TargetFolder(directory)

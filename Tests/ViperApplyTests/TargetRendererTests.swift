@@ -189,6 +189,21 @@ struct TargetRendererTests {
                     revisions: [:]
                 )
             }
+            // A section's members passed over with sorted(…), nested: charged as a list's items are.
+            let members = JSONValue.object(
+                Dictionary(uniqueKeysWithValues: (0..<10).map { ("m\($0)", JSONValue.int(Int64($0))) })
+            )
+            let nested =
+                Array(repeating: "{{#sorted(network.proxy.members)}}", count: 8).joined() + "{{key}}"
+                + Array(repeating: "{{/sorted(network.proxy.members)}}", count: 8).joined()
+            try folder.write("sorted", ["reads": ["network.proxy"], "destination": "/etc/sorted"], template: nested)
+            #expect(throws: ApplyError.self) {
+                try TargetRenderer().render(
+                    try folder.target("sorted"),
+                    values: ["network.proxy.members": members],
+                    revisions: [:]
+                )
+            }
             // A list of 30,000 items, printed once with a few KiB of text around it, renders.
             let many = JSONValue.array((0..<30_000).map { .string("10.0.\($0 / 256).\($0 % 256)") })
             try folder.write(
@@ -205,5 +220,14 @@ struct TargetRendererTests {
             #expect(text.hasSuffix("10.0.117.47 10.0.117.47\n"))
             #expect(text.split(separator: "\n").count == 30_300)
         }
+    }
+
+    @Test("a name inside a section over a string is looked up around it, as before strings were charged")
+    func sectionOverString() async throws {
+        let text = try await self.render(
+            "{{#network.proxy.host}}[{{network.dns.cache}}|{{text}}|{{budget}}|{{.}}]{{/network.proxy.host}}",
+            reads: ["network"]
+        )
+        #expect(text == "[false|||proxy.example]")
     }
 }

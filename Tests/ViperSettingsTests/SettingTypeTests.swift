@@ -197,13 +197,14 @@ struct SettingTypeTests {
 
     @Test("gsettings habits in a list's text are refused with the forms taken, not stored as written")
     func gsettingsHabits() throws {
-        for text in [#""de""#, "'de'", #"fr, "de""#, "@as []", "@as ['de']"] {
+        for text in [#""de""#, "'de'", #"fr, "de""#, "@as []", "@as ['de']", #""de,en""#, #""de"#] {
             #expect(throws: ValueRejection.self, "\(text)") { try SettingType.strings().value(fromText: text) }
         }
         let quoted = #expect(throws: ValueRejection.self) { try SettingType.strings().value(fromText: #""de""#) }
         #expect(quoted?.reason.contains("word 1 of the list is in quotes") == true)
         #expect(try SettingType.strings().value(fromText: #"["de"]"#) == .strings(["de"]))
         #expect(try SettingType.strings().value(fromText: #"a"b, c'"#) == .strings([#"a"b"#, "c'"]))
+        #expect(try SettingType.strings().value(fromText: "@daily, @weekly") == .strings(["@daily", "@weekly"]))
     }
 
     @Test("a long pattern is shown cut in the reason, with where to read it whole")

@@ -137,8 +137,13 @@ struct SettingsInteractorTests {
 
     @Test("a reset of a locked key without a local value has nothing to reset: unchanged, not refused")
     func resetLockedWithoutLocalValue() async throws {
+        // Another key of the module is locked with a local value: a reset of this one is not about it.
         let repository = InMemorySettingsRepository(states: [
-            "network": ModuleState(revision: 2, mandatory: ["proxy.mode": .string("auto")])
+            "network": ModuleState(
+                revision: 2,
+                local: ["proxy.port": .int(8080)],
+                mandatory: ["proxy.mode": .string("auto"), "proxy.port": .int(3128)]
+            )
         ])
         let interactor = SettingsInteractor(
             schema: Fixtures.network,
@@ -149,6 +154,8 @@ struct SettingsInteractorTests {
         let outcome = try await interactor.reset(path: "proxy.mode", caller: Fixtures.root)
         #expect(!outcome.changed)
         #expect(try await repository.state(of: "network").revision == 2)
+        let unlocked = try await interactor.reset(path: "dns.cache", caller: Fixtures.root)
+        #expect(!unlocked.changed, "an unlocked key without a local value, beside a locked key with one")
     }
 
     @Test("only root, named writers and members of writer groups may write")

@@ -241,7 +241,7 @@ struct JSONFileRepositoryRecoveryTests {
         let good = journalLine(revision: 1, set: ["proxy.port": 1])
         for line in [
             #"{"revision":2,"sxt":{"proxy.host":"foo"},"remove":[]}"#, #"{"revision":2,"set":{"proxy.host":"foo"}}"#,
-            #"{"revision":2,"rxmove":[],"set":{}}"#,
+            #"{"revision":2,"rxmove":[],"set":{}}"#, #"{"revision":2}"#,
         ] {
             let scratch = Scratch()
             try Files.write(good + line + "\n", to: scratch.file("network.journal"))
@@ -251,6 +251,38 @@ struct JSONFileRepositoryRecoveryTests {
             #expect(Files.exists(scratch.file("network.journal.corrupt-\(testTimestamp)")), "\(line)")
             #expect(recorder.messages(at: .error).count == 1, "\(line)")
         }
+    }
+
+    @Test("a member it does not know is left alone (a later version may add one): the line is applied")
+    func unknownMemberIsLeftAlone() async throws {
+        let line = #"{"revision":2,"set":{"proxy.port":2},"remove":[],"later":true}"#
+        try Files.write(
+            journalLine(revision: 1, set: ["proxy.port": 1]) + line + "\n",
+            to: self.scratch.file("network.journal")
+        )
+        let state = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(state.revision == 2 && state.local == ["proxy.port": .int(2)])
+    }
+
+    @Test("journal records at or below the snapshot's revision are in it: not applied again, the revision kept")
+    func recordsBelowTheSnapshot() async throws {
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 5, "local": {"proxy.port": 5}}"#,
+            to: self.scratch.file("network.json")
+        )
+        // Left by a crash between writing the snapshot and cutting the journal, or appended by hand.
+        let journal =
+            journalLine(revision: 4, set: ["proxy.port": 4]) + journalLine(revision: 5, set: ["proxy.port": 55])
+        try Files.write(journal, to: self.scratch.file("network.journal"))
+        let state = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(state.revision == 5 && state.local == ["proxy.port": .int(5)], "\(state)")
+        // A record above it is applied.
+        try Files.write(
+            journal + journalLine(revision: 6, set: ["proxy.port": 6]),
+            to: self.scratch.file("network.journal")
+        )
+        let next = try await makeRepository(self.scratch.path).state(of: "network")
+        #expect(next.revision == 6 && next.local == ["proxy.port": .int(6)], "\(next)")
     }
 
     @Test("complete lines that cannot be read at all each held a revision: the module goes on above all of them")
@@ -269,6 +301,7 @@ struct JSONFileRepositoryRecoveryTests {
         let good = journalLine(revision: 1, set: ["proxy.port": 1])
         for (line, expected) in [
             (#"{"revision":1e30,"set":{},"remove":[]}"#, Int64.max), (#"{"revision":4.0e1,"set":{},"remove":[]}"#, 41),
+            (#"{"revision":1e400,"set":{},"remove":[]}"#, Int64.max),
         ] {
             let scratch = Scratch()
             try Files.write(good + line + "\n", to: scratch.file("network.journal"))

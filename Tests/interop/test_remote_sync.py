@@ -91,9 +91,10 @@ def test_http_layers_locks_sync_and_status(daemon_factory, nginx):
     locked = ctl(daemon, "set", "network.proxy.port", "1")
     assert locked.returncode == 6, locked
     assert "locked" in locked.stderr and "network.proxy.port" in locked.stderr
-    refused = ctl(daemon, "reset", "network.proxy.port")
-    assert refused.returncode == 6, refused
-    assert "network.proxy.port is locked" in refused.stderr
+    # Locked, but with no local value to keep: nothing to reset, not a refusal.
+    unchanged = ctl(daemon, "reset", "network.proxy.port")
+    assert unchanged.returncode == 0, unchanged
+    assert "unchanged, no local value (8080)" in unchanged.stdout, unchanged
 
     explain = json.loads(ctl(daemon, "--json", "explain", "network.proxy.port").stdout)
     assert explain["winner"] == "mandatory"

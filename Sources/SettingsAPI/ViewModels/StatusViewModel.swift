@@ -42,6 +42,27 @@ public struct SyncStatusViewModel: Sendable, Hashable, Codable {
         self.recommendedInForce = recommendedInForce
         self.mandatoryInForce = mandatoryInForce
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case state, source, lastSuccess, lastAttempt, revision, lastError, nextAttempt, rejected, rejectedCount
+        case recommendedInForce, mandatoryInForce
+    }
+
+    /// Reads a status; one from a daemon before `rejectedCount` (during an upgrade) counts the values it lists.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.state = try container.decode(String.self, forKey: .state)
+        self.source = try container.decode(String.self, forKey: .source)
+        self.lastSuccess = try container.decodeIfPresent(Double.self, forKey: .lastSuccess)
+        self.lastAttempt = try container.decodeIfPresent(Double.self, forKey: .lastAttempt)
+        self.revision = try container.decodeIfPresent(String.self, forKey: .revision)
+        self.lastError = try container.decodeIfPresent(String.self, forKey: .lastError)
+        self.nextAttempt = try container.decodeIfPresent(Double.self, forKey: .nextAttempt)
+        self.rejected = try container.decode([String].self, forKey: .rejected)
+        self.rejectedCount = try container.decodeIfPresent(Int.self, forKey: .rejectedCount) ?? self.rejected.count
+        self.recommendedInForce = try container.decode(Int.self, forKey: .recommendedInForce)
+        self.mandatoryInForce = try container.decode(Int.self, forKey: .mandatoryInForce)
+    }
 }
 
 extension SyncStatusViewModel {

@@ -8,11 +8,18 @@ package enum NameSuggestion {
     /// one refused exists; else `failure` as it is.
     static func suggesting(_ failure: CLIFailure, client: VarlinkClient) -> CLIFailure {
         guard let name = failure.errorName, let parameters = failure.parameters else { return failure }
-        let hint: (text: String, listing: String?)?
+        let hint: (text: String?, listing: String?)?
         if name == SettingsErrorViewModel.noSuchModule(module: "").errorName,
             let module = parameters["module"]?.stringValue
         {
-            hint = Self.closest(to: module, in: Self.modules(client)).map { ("did you mean '\($0)'?", nil) }
+            let modules = Self.modules(client)
+            let first = String(module.prefix { $0 != "." })
+            if module.contains("."), modules.contains(first) {
+                // A key or section where a module was expected (`show network.proxy.port`).
+                hint = ("'\(TableFormatter.printable(module))' is not a module: its module is \(first)", nil)
+            } else {
+                hint = Self.closest(to: module, in: modules).map { ("did you mean '\($0)'?", nil) }
+            }
         } else if name == SettingsErrorViewModel.noSuchKey(key: "").errorName, let key = parameters["key"]?.stringValue
         {
             hint = Self.keyHint(for: key, client: client)
@@ -21,16 +28,18 @@ package enum NameSuggestion {
         }
         guard let hint else { return failure }
         var suggested = failure
-        // Before the parenthesis that says where the names are listed, which names the module when it is known.
-        let parts = failure.message.split(separator: " (", maxSplits: 1)
-        let listing = hint.listing.map { " (\($0))" } ?? (parts.count > 1 ? " (\(parts[1])" : "")
-        suggested.message = "\(parts[0]); \(hint.text)\(listing)"
+        // Before the parenthesis that says where the names are listed (the last: a name may hold one), which names
+        // the module when it is known.
+        let message = failure.message
+        let cut = message.ranges(of: " (").last?.lowerBound ?? message.endIndex
+        let listing = hint.listing.map { " (\($0))" } ?? String(message[cut...])
+        suggested.message = String(message[..<cut]) + (hint.text.map { "; \($0)" } ?? "") + listing
         return suggested
     }
 
     /// What `key` most likely meant: a module or section named as a key, or the closest key of the module (of the
     /// closest module when it has none by that name); and where the module's keys are listed.
-    private static func keyHint(for key: String, client: VarlinkClient) -> (text: String, listing: String?)? {
+    private static func keyHint(for key: String, client: VarlinkClient) -> (text: String?, listing: String?)? {
         let modules = Self.modules(client)
         let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
         guard let first = parts.first else { return nil }
@@ -39,12 +48,14 @@ package enum NameSuggestion {
         if parts.count == 1, module == first {
             return ("'\(TableFormatter.printable(first))' is a module: a key is MODULE.SECTION.ITEM", listing)
         }
+        if parts.count == 1 { return ("did you mean module '\(module)'? a key is MODULE.SECTION.ITEM", listing) }
         let keys = Self.keys(of: module, client: client)
         let asked = parts.count > 1 ? "\(module).\(parts[1])" : module
         if module == first, keys.contains(where: { $0.hasPrefix(asked + ".") }) {
             return ("'\(TableFormatter.printable(key))' is a section: a key is MODULE.SECTION.ITEM", listing)
         }
-        return Self.closest(to: asked, in: keys).map { ("did you mean '\($0)'?", listing) }
+        // Nothing close: where the module's keys are listed, at least.
+        return (Self.closest(to: asked, in: keys).map { "did you mean '\($0)'?" }, listing)
     }
 
     private static func modules(_ client: VarlinkClient) -> [String] {

@@ -56,7 +56,10 @@ package enum StatusRenderer {
         var inForce = "\(sync.recommendedInForce) recommended, \(sync.mandatoryInForce) mandatory"
         if sync.state == "ok" && sync.recommendedInForce == 0 && sync.mandatoryInForce == 0 {
             // Values for keys the schemas have, all refused, are told apart from keys that are none of theirs.
-            let unknown = sync.rejected.allSatisfy { $0.contains(": no such module") || $0.contains(": no such key") }
+            // Told from the values listed: only when they are all of them.
+            let unknown =
+                sync.rejectedCount == sync.rejected.count
+                && sync.rejected.allSatisfy { $0.contains(": no such module") || $0.contains(": no such key") }
             inForce +=
                 unknown
                 ? " (the source names no key of a module served: check its URL or key prefix)"

@@ -13,8 +13,10 @@ public struct ApplyTarget: Sendable {
     public var reads: [String]
     /// The template, parsed.
     public var template: MustacheTemplate
-    /// The template's size in bytes: what one pass over a section's text can print at most, for ``RenderBudget``.
-    public var templateSize: Int
+    /// The size in bytes of the template's largest section (its text between its tags, the template's whole size
+    /// when it cannot be told): what one pass over a section prints of the template's own text at most, for
+    /// ``RenderBudget``.
+    public var sectionSize: Int
     /// The names the template looks up (``TemplateNames``), to tell keys it names that nothing gives it.
     public var templateNames: [String]
     /// The names the template prints as they are (`{{network.dns}}`), to tell a list or section printed so.
@@ -44,7 +46,7 @@ public struct ApplyTarget: Sendable {
         templateNames: [String] = [],
         printedNames: [String] = [],
         transformNames: [String] = [],
-        templateSize: Int = 0,
+        sectionSize: Int = 0,
         destination: String,
         root: String = "",
         owner: UInt32,
@@ -61,7 +63,7 @@ public struct ApplyTarget: Sendable {
         self.templateNames = templateNames
         self.printedNames = printedNames
         self.transformNames = transformNames
-        self.templateSize = templateSize
+        self.sectionSize = sectionSize
         self.destination = destination
         self.root = root
         self.owner = owner

@@ -2,14 +2,15 @@
 /// destination may hold stops early instead of running for minutes and taking gigabytes: a section over a list
 /// nested in a section over the same list prints the list's square (6,000 items: 36 million passes, 173 MB).
 ///
-/// Each pass over a section is charged the template's whole size (what one pass can print of the template's own
-/// text, at most), and each value printed its bytes; once the charges pass ``limit``, lists yield no more items and
-/// values print nothing, and the render is refused. A render the budget lets through prints at most ``limit`` bytes.
+/// Each pass over a section is charged the size of the template's largest section (what one pass can print of the
+/// template's own text, at most), and each value printed its bytes; once the charges pass ``limit``, lists yield no
+/// more items and values print nothing, and the render is refused. A render the budget lets through prints about
+/// ``limit`` bytes at most (a number or a boolean prints uncharged, a few bytes for the tag that names it).
 /// Confined to one render, on one thread.
 final class RenderBudget: @unchecked Sendable {
-    /// The most a render may be charged, in bytes: above the 16 MiB a destination may hold, so that a template of a
-    /// few KiB may still pass over a list of 30,000 items (a `strings` value of 64 KiB).
-    static let limit = 256 << 20
+    /// The most a render may be charged, in bytes: four times the 16 MiB a destination may hold, so that a section
+    /// of 2 KiB may still pass over a list of 30,000 items (a `strings` value of 64 KiB).
+    static let limit = 64 << 20
 
     /// The bytes charged for one pass over a section.
     let passCharge: Int
@@ -20,9 +21,9 @@ final class RenderBudget: @unchecked Sendable {
     /// Whether the charges passed ``limit``.
     var exceeded: Bool { self.charged > Self.limit }
 
-    /// A budget for a template of `templateSize` bytes.
-    init(templateSize: Int) {
-        self.passCharge = max(templateSize, 1)
+    /// A budget for a template whose largest section is `sectionSize` bytes.
+    init(sectionSize: Int) {
+        self.passCharge = max(sectionSize, 1)
     }
 
     /// Charges one pass over a section; whether it may be rendered.

@@ -19,7 +19,7 @@ public struct TargetRenderer: Sendable {
         values: [String: JSONValue],
         revisions: [String: Int64]
     ) throws(ApplyError) -> String {
-        let budget = RenderBudget(templateSize: target.templateSize)
+        let budget = RenderBudget(sectionSize: target.sectionSize)
         let context = Self.context(
             for: target,
             values: values,
@@ -47,7 +47,7 @@ public struct TargetRenderer: Sendable {
     public func revisions(in existing: [UInt8], target: ApplyTarget, values: [String: JSONValue]) -> [String: Int64]? {
         var markers: [String: JSONValue] = [:]
         for module in target.modules { markers[module] = .string(RevisionPattern.marker(module)) }
-        let budget = RenderBudget(templateSize: target.templateSize)
+        let budget = RenderBudget(sectionSize: target.sectionSize)
         let rendered = target.template.render(
             Self.context(for: target, values: values, revisions: markers, budget: budget)
         )

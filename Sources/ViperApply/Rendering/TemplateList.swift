@@ -12,6 +12,12 @@ struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransfo
     var value: [JSONValue]
     /// What the render may still print.
     let budget: RenderBudget
+    /// The text printed for the list, made once: a list printed in a section over itself is printed at every pass.
+    private let text = TextCache()
+
+    final class TextCache {
+        var text: String?
+    }
 
     /// The separator of a list printed as a variable.
     static let separator = ","
@@ -20,6 +26,14 @@ struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransfo
         self.value = value
         self.budget = budget
         self.items = value.map { TargetRenderer.mustacheValue($0, budget: budget) }
+    }
+
+    /// A sequence of `items` that are no JSON list (a section's members, `sorted(…)`), printed as a variable as
+    /// nothing.
+    init(items: [Any], budget: RenderBudget) {
+        self.value = []
+        self.budget = budget
+        self.items = items
     }
 
     /// The items, each charged to the budget as one pass over the section: none once it is spent.
@@ -37,9 +51,17 @@ struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransfo
         Iterator(items: self.items.makeIterator(), budget: self.budget)
     }
 
+    /// The list backwards, its items as they are (not made again).
+    private var reversed: TemplateList {
+        var list = TemplateList(items: self.items.reversed(), budget: self.budget)
+        list.value = self.value.reversed()
+        return list
+    }
+
     /// The items printed one after the other, `,` between them.
     var renderText: String {
-        self.budget.print(Self.text(of: .array(self.value)))
+        if self.text.text == nil { self.text.text = Self.text(of: .array(self.value)) }
+        return self.budget.print(self.text.text!)
     }
 
     var isNull: Bool { false }
@@ -49,7 +71,7 @@ struct TemplateList: MustacheSequence, MustacheCustomRenderable, MustacheTransfo
         switch name {
         case "first": self.items.first
         case "last": self.items.last
-        case "reversed": TemplateList(self.value.reversed(), budget: self.budget)
+        case "reversed": self.reversed
         case "count": self.items.count
         case "empty": self.items.isEmpty
         default: nil

@@ -36,7 +36,14 @@ struct TemplateSection: MustacheParent, MustacheCustomRenderable, MustacheTransf
         switch name {
         case "count": self.members.count
         case "empty": self.members.isEmpty
-        case "enumerated", "sorted": self.members.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        case "enumerated", "sorted":
+            // Each member a pass over the section, its key printed as a value: charged to the budget, as a list is.
+            TemplateList(
+                items: self.members.sorted { $0.key < $1.key }.map { member -> Any in
+                    (key: TemplateText(text: member.key, budget: self.budget), value: member.value)
+                },
+                budget: self.budget
+            )
         default: nil
         }
     }

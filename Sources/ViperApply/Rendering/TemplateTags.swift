@@ -33,6 +33,9 @@ struct TemplateTags {
     var tags: [Tag] = []
     /// The tag the template ends in, if any.
     var unclosed: Unclosed?
+    /// The size in bytes of the largest section's text (between its opening and closing tags); `nil` without
+    /// sections, or when they do not pair up.
+    var largestSection: Int?
 
     static let sigils: Set<Character> = ["#", "^", "/", "!", ">", "<", "$", "{", "&", "%", "="]
 
@@ -53,6 +56,9 @@ struct TemplateTags {
                 }
             }
         }
+        // Sections open, innermost last: their names and where their text starts, in bytes of UTF-8.
+        var sections: [(name: String, start: Int)] = []
+        var paired = true
         while let open = rest.range(of: opening) {
             advance(over: rest[..<open.lowerBound])
             let (tagLine, tagColumn) = (line, column)
@@ -84,6 +90,16 @@ struct TemplateTags {
             rest = rest[end...]
             let content = String(body).trimmed
             self.tags.append(Tag(sigil: sigil, content: content, opening: opening, line: tagLine, column: tagColumn))
+            if sigil == "#" || sigil == "^" {
+                sections.append((content, source.utf8.distance(from: source.startIndex, to: end)))
+            } else if sigil == "/" {
+                if let last = sections.popLast(), last.name == content {
+                    let size = source.utf8.distance(from: source.startIndex, to: open.lowerBound) - last.start
+                    self.largestSection = max(self.largestSection ?? 0, size)
+                } else {
+                    paired = false
+                }
+            }
             if sigil == "=" {
                 // {{=<% %>=}}: the delimiters from here on.
                 let words = content.dropLast(content.hasSuffix("=") ? 1 : 0).split(whereSeparator: \.isWhitespace)
@@ -92,6 +108,8 @@ struct TemplateTags {
                 closing = String(words[1])
             }
         }
+        // Sections that do not pair up (a block's `{{/name}}`, a mistake the parser refuses): no size to go by.
+        if !paired || !sections.isEmpty { self.largestSection = nil }
     }
 }
 

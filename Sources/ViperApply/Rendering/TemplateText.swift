@@ -2,7 +2,7 @@ import Mustache
 
 /// A string value as a template sees it: printed as it is, and charged to the render's ``RenderBudget``; its
 /// transforms are a string's (`{{uppercased(network.proxy.mode)}}`), their text charged too.
-struct TemplateText: MustacheCustomRenderable, MustacheTransformable {
+struct TemplateText: MustacheCustomRenderable, MustacheTransformable, MustacheParent {
     var text: String
     /// What the render may still print.
     let budget: RenderBudget
@@ -12,6 +12,10 @@ struct TemplateText: MustacheCustomRenderable, MustacheTransformable {
     }
 
     var isNull: Bool { false }
+
+    /// None: a name inside a section over a string is looked up in the sections around it, as for a `String` (not
+    /// among this type's own properties).
+    func child(named name: String) -> Any? { nil }
 
     func transform(_ name: String) -> Any? {
         switch self.text.transform(name) {

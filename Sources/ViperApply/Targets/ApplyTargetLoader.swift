@@ -128,6 +128,14 @@ public struct ApplyTargetLoader: Sendable {
         let templatePath = self.directory + "/" + templateName
         let source = String(decoding: try TemplateFile.read(templatePath, target: path), as: UTF8.self)
         let tags = TemplateTags(scanning: source)
+        // swift-mustache parses in a time that grows with the square of the tags (4000 tags: 1.6 s, 31,000: a
+        // minute, with the applier answering nothing): a template has at most this many.
+        guard tags.tags.count <= Self.tagLimit else {
+            throw bad(
+                "template \(templatePath): it has \(tags.tags.count) tags, more than the \(Self.tagLimit) a template may"
+                    + " have (loading one takes time growing with the square of its tags)"
+            )
+        }
         let template: MustacheTemplate
         do {
             // Configuration files are text: nothing is HTML-escaped.
@@ -136,10 +144,14 @@ public struct ApplyTargetLoader: Sendable {
             throw bad("template \(templatePath): \(Self.describe(error, unclosed: tags.unclosed))")
         }
         // A partial is looked up in a library the applier does not have: it would render as nothing.
-        // `{{*name}}` is a dynamic partial to swift-mustache: refused like the others.
-        if let partial = tags.tags.first(where: {
-            $0.sigil == ">" || $0.sigil == "<" || ($0.sigil == nil && $0.content.hasPrefix("*"))
-        }) {
+        // `{{*name}}` names no value (a name never starts with `*`): it would print nothing, silently.
+        if let star = tags.tags.first(where: { $0.sigil == nil && $0.content.hasPrefix("*") }) {
+            throw bad(
+                "template \(templatePath): line \(star.line), column \(star.column): '\(star.content)' names no value (a"
+                    + " name does not start with '*'; dynamic partials, {{>*name}}, are not supported)"
+            )
+        }
+        if let partial = tags.tags.first(where: { $0.sigil == ">" || $0.sigil == "<" }) {
             throw bad(
                 "template \(templatePath): line \(partial.line), column \(partial.column): partial '\(partial.content)':"
                     + " partials are not supported (the applier has no other templates to take them from); write"
@@ -169,10 +181,10 @@ public struct ApplyTargetLoader: Sendable {
             )
         }
         // Names with the marker in them are the applier's temporary and previous files, which it removes.
-        guard !fileName.contains(FileIO.marker) else {
+        guard !(fileName.hasPrefix(".") && fileName.contains(".\(FileIO.marker).")) else {
             throw bad(
-                "'destination' \(destination): file names with '\(FileIO.marker)' in them are the applier's own"
-                    + " temporary and previous files (it removes them): give another name"
+                "'destination' \(destination): names like .NAME.\(FileIO.marker).* are the applier's own temporary and"
+                    + " previous files (it removes them): give another name"
             )
         }
         // Beside the file, the applier writes `.NAME.viper-apply.XXXXXX` and `.NAME.viper-apply.previous`: with a
@@ -215,7 +227,7 @@ public struct ApplyTargetLoader: Sendable {
             templateNames: TemplateNames.scan(source),
             printedNames: TemplateNames.printed(source),
             transformNames: TemplateNames.transforms(source),
-            templateSize: source.utf8.count,
+            sectionSize: tags.largestSection ?? source.utf8.count,
             destination: self.root + destination,
             root: self.root,
             owner: owner,
@@ -233,6 +245,9 @@ public struct ApplyTargetLoader: Sendable {
         defer { free(resolved) }
         return String(cString: resolved) + "/" + path[path.index(after: path.lastIndex(of: "/")!)...]
     }
+
+    /// The most tags a template may have.
+    static let tagLimit = 2000
 
     /// Makes every template text, not HTML: nothing is escaped.
     static let textContentType = "{{% CONTENT_TYPE: TEXT}}"

@@ -111,16 +111,19 @@ extension SettingType {
             }
             if trimmed.isEmpty { return try self.checked(.strings([])) }
             // gsettings habits, which would be stored as they are written: a GVariant (`@as []`), a quoted word.
-            if trimmed.hasPrefix("@") {
+            if let space = trimmed.firstIndex(of: " "), trimmed.hasPrefix("@"),
+                trimmed[trimmed.index(after: trimmed.startIndex)..<space].allSatisfy({ $0.isLetter && $0.isASCII })
+            {
                 throw ValueRejection(
                     "expected a JSON array of strings or comma-separated words, not GVariant text (@as …): e.g."
                         + " [\"de\", \"fr\"] or de, fr"
                 )
             }
             let words = trimmed.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+            // A word in quotes, or a text that opens with one (`"de,en"` is not one word: it is two with quotes).
             if let quoted = words.firstIndex(where: { word in
                 word.count >= 2 && ["\"", "'"].contains { word.hasPrefix($0) && word.hasSuffix($0) }
-            }) {
+            }) ?? (trimmed.hasPrefix("\"") || trimmed.hasPrefix("'") ? 0 : nil) {
                 throw ValueRejection(
                     "word \(quoted + 1) of the list is in quotes, which would be stored as part of it: write the words"
                         + " without quotes (de, fr), or the list as a JSON array ([\"de\", \"fr\"])"

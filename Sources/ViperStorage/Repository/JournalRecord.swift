@@ -33,10 +33,6 @@ struct JournalRecord {
         self.change = change
     }
 
-    /// The members a line may have: `revision`, `set` and `remove` (every line but a compaction's), the record's
-    /// `cause` and `changes`, and `compacted`.
-    static let members: Set<String> = ["revision", "set", "remove", "cause", "changes", "compacted"]
-
     /// The line's bytes, newline included, written member by member (a line is written for every change); the
     /// members of `set` are sorted like those of any object.
     var line: [UInt8] {
@@ -69,12 +65,10 @@ struct JournalRecord {
         guard let members = json.objectValue else {
             throw StateFileError(reason: "expected an object, found \(json.typeName)")
         }
-        // Every line the daemon writes has these members and no other: a line that reads as JSON but lost or
-        // misspelt one (a flipped byte, `"sxt"`) held a change that can no longer be read, and is corrupt, not a
-        // record that changes nothing.
-        if let unknown = members.keys.sorted().first(where: { !Self.members.contains($0) }) {
-            throw StateFileError(reason: "unknown member \(JSONValue.string(unknown).serialized())")
-        }
+        // Every line the daemon writes but a compaction's has `set` and `remove`: a line that reads as JSON but lost
+        // or misspelt one (a flipped byte, `"sxt"`) held a change that can no longer be read, and is corrupt, not a
+        // record that changes nothing. (Members it does not know are left alone, as ever: a later version may add
+        // some.)
         if json["compacted"] != .bool(true), let missing = ["set", "remove"].first(where: { members[$0] == nil }) {
             throw StateFileError(reason: "expected a member \"\(missing)\"")
         }

@@ -45,6 +45,11 @@ extension ModuleLoader {
         guard case .bytes(let bytes) = self.read(path, of: module, into: &loaded, logger: logger) else { return }
         let lines = JournalLines(bytes)
         var records = 0
+        // What the snapshot holds: a record at or below its revision is in it already (a crash between writing the
+        // snapshot and cutting the journal leaves them), and is not applied again: an older value would come back,
+        // or another state be served at a revision a client was given.
+        let snapshotRevision = loaded.state.revision
+        var skipped = 0
         repair.firstJournalRevision = lines.records.first?.change.revision
         repair.journalStartsCompacted = lines.records.first?.compacted ?? false
         for record in lines.records {
@@ -57,12 +62,23 @@ extension ModuleLoader {
                     metadata: ["file": "\(path)"]
                 )
             }
+            if snapshotRevision > 0, record.change.revision <= snapshotRevision, !record.compacted {
+                skipped += 1
+                records += 1
+                continue
+            }
             let revision = max(loaded.state.revision, record.change.revision)
             loaded.state = record.change.applied(to: loaded.state)
             loaded.state.revision = revision
             repair.highest = max(repair.highest, revision)
             // The line a compaction leaves, carrying the snapshot's revision, is no record to fold in again.
             if !record.compacted { records += 1 }
+        }
+        if skipped > 0 {
+            logger.notice(
+                "Skipped \(skipped) records of \(path) at or below revision \(snapshotRevision), which its snapshot holds",
+                metadata: ["file": "\(path)"]
+            )
         }
         loaded.journalRecords = records
         loaded.journalBytes = bytes.count

@@ -63,8 +63,9 @@ enum RevisionScan {
         if cursor < bytes.endIndex, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[cursor]) {
             var end = cursor + 1
             while end < bytes.endIndex, "0123456789+-eE.".utf8.contains(bytes[end]) { end += 1 }
-            if let number = Double(String(decoding: bytes[start..<end], as: UTF8.self)), number.isFinite {
-                return number >= 9.2e18 ? .max : max(value, Int64(number))
+            if let number = Double(String(decoding: bytes[start..<end], as: UTF8.self)) {
+                // 1e400 reads as infinity: beyond 64 bits all the same.
+                return !number.isFinite || number >= 9.2e18 ? .max : max(value, Int64(number))
             }
         }
         return value

@@ -121,14 +121,16 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
             // A locked key's local value is the fleet's to keep, as for a set: it comes back when the lock lifts. A
             // locked key without one has nothing to reset: unchanged, as an unlocked key without one.
-            if let named, let path, state.local[path] != nil {
+            if let named {
                 let current = ResolvedSetting(
                     module: module,
                     sectionID: named.sectionID,
                     item: named.item,
                     state: state
                 )
-                if current.isLocked { throw .keyLocked(key: current.key.description, layer: current.winner) }
+                if current.isLocked, let path, state.local[path] != nil {
+                    throw .keyLocked(key: current.key.description, layer: current.winner)
+                }
             } else if let locked = Self.locked(among: state.local.keys.sorted(), schema: schema, state: state).first {
                 throw .keyLocked(key: locked.key.description, layer: locked.winner)
             }

@@ -114,7 +114,9 @@ public struct TransferPresenter: Sendable {
             guard !module.changes.isEmpty else { return "\(module.module) (revision \(module.revision))" }
             let listed = module.changes.prefix(max(0, Self.changesShown - shown))
             shown += listed.count
-            var words = listed.map { "\($0.key) \($0.oldDisplay) -> \($0.display)" }
+            var words = listed.map {
+                "\($0.key) \(SettingsFormatter.cut($0.oldDisplay)) -> \(SettingsFormatter.cut($0.display))"
+            }
             if module.changes.count > listed.count { words.append("\(module.changes.count - listed.count) more") }
             return "\(module.module) (revision \(module.revision): \(words.joined(separator: ", ")))"
         }
