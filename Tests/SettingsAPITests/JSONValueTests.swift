@@ -30,6 +30,10 @@ struct JSONValueTests {
         #expect(text == #"{"k\u202e":"old\u202e -> new\u200f\u2066\ufeff € é 😀"}"#)
         #expect(try JSONValue(parsing: text) == value)
         #expect(JSONValue.string("€ plain").serialized() == #""€ plain""#)
+        // The Arabic letter mark is one of them; Arabic text is not.
+        let arabic: JSONValue = "A\u{061C}B \u{0627}\u{0644}"
+        #expect(arabic.serialized() == "\"A\\u061cB \u{0627}\u{0644}\"")
+        #expect(try JSONValue(parsing: arabic.serialized()) == arabic)
     }
 
     @Test("values are equal only when exactly the same: a string's bytes, a double's bits; hashes agree")

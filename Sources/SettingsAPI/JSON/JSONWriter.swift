@@ -109,11 +109,11 @@ extension JSONValue {
     static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: appended whole, straight from their UTF-8 storage. The invisible characters
-        // start with 0xE2 or 0xEF in UTF-8.
+        // start with 0xE2 or 0xEF in UTF-8, U+061C with 0xD8.
         let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             for byte in bytes
             where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
-                || byte == 0xEF
+                || byte == 0xEF || byte == 0xD8
             {
                 return false
             }

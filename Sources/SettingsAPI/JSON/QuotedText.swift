@@ -47,11 +47,11 @@ package enum QuotedText {
     }
 
     /// Whether `scalar` is invisible but reorders or hides the text around it: the bidirectional marks, embeddings,
-    /// overrides and isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order mark (U+FEFF), with
+    /// overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order mark (U+FEFF), with
     /// which `a -> b` could read as `b -> a` on a terminal.
     package static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: true
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: true
         default: false
         }
     }

@@ -173,7 +173,7 @@ package struct TableFormatter: Sendable {
 
     /// Whether a terminal acts on `scalar` rather than showing it: a control character (C0, DEL, C1, the line and
     /// paragraph separators), or an invisible one that reorders or hides the text around it: the bidirectional
-    /// marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order
+    /// marks, embeddings, overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order
     /// mark (U+FEFF), with which `a -> b` could read as `b -> a`.
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         QuotedText.isInvisible(scalar) || QuotedText.escaped(scalar) != nil

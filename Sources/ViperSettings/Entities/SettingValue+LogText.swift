@@ -24,7 +24,7 @@ extension SettingValue {
     }
 
     /// `json` with the invisible characters that reorder or hide the text around them (the bidirectional controls
-    /// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069 and the byte order mark U+FEFF) written as JSON escapes
+    /// U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069 and the byte order mark U+FEFF) written as JSON escapes
     /// (`\u202e`), the same value: JSON serialization escapes control characters, not these, and a log line shown on
     /// a terminal could read backwards.
     static func escapingInvisible(_ json: String) -> String {
