@@ -73,7 +73,7 @@ package enum CommandLinePreflight {
     /// The failure for an unknown command, with the closest known name when one is close.
     static func unknownCommand(_ name: String) -> CLIFailure {
         let closest = Self.commandNames.filter { $0 != "help" }
-            .map { (name: $0, distance: Self.editDistance($0, name)) }
+            .map { (name: $0, distance: NameSuggestion.editDistance($0, name)) }
             .min { $0.distance < $1.distance }
         var message = "unknown command '\(name)'"
         if let closest, closest.distance <= 2 || closest.name.hasPrefix(name) {
@@ -82,18 +82,4 @@ package enum CommandLinePreflight {
         return CLIFailure(.usage, message + " (settingsctl --help lists the commands)")
     }
 
-    /// The Levenshtein distance between `a` and `b`.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        var previous = Array(0...b.count)
-        for (i, left) in a.enumerated() {
-            var current = [i + 1]
-            for (j, right) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
 }

@@ -161,6 +161,16 @@ extension CLIFailure {
     /// The module a `PermissionDenied` names when the call refused was a sync, which changes no one module.
     static let syncModule = "*"
 
+    /// The message of a `NoSuchModule` (`what` is `module`) or `NoSuchKey` (`key`) for `name`: what the user may have
+    /// meant (`hint`, see ``NameSuggestion``), then where the names are listed (`listing`, else the general place).
+    static func noSuch(_ what: String, _ name: String, hint: String? = nil, listing: String? = nil) -> String {
+        let listing =
+            listing
+            ?? (what == "module"
+                ? "settingsctl modules lists them" : "settingsctl show MODULE lists the keys of a module")
+        return "no such \(what): '\(TableFormatter.printable(name))'" + (hint.map { "; \($0)" } ?? "") + " (\(listing))"
+    }
+
     /// The failure for an error the daemon declares: its exit status, and a message with a hint of what to run next.
     package init(_ error: SettingsErrorViewModel) {
         // Names come from the command line or the daemon: a line break in one is shown as `\n`, so that no name
@@ -168,8 +178,8 @@ extension CLIFailure {
         let name = TableFormatter.printable
         let message =
             switch error {
-            case .noSuchModule(let module): "no such module: '\(name(module))' (settingsctl modules lists them)"
-            case .noSuchKey(let key): "no such key: '\(name(key))' (settingsctl show MODULE lists the keys of a module)"
+            case .noSuchModule(let module): Self.noSuch("module", module)
+            case .noSuchKey(let key): Self.noSuch("key", key)
             case .invalidValue(let key, let value, let reason):
                 "invalid value '\(Self.shown(value))' for \(name(key)): \(reason)"
             case .keyLocked(let key, let source): "\(name(key)) is locked by \(source); local changes are refused"

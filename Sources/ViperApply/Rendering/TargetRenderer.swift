@@ -19,14 +19,7 @@ public struct TargetRenderer: Sendable {
         values: [String: JSONValue],
         revisions: [String: Int64]
     ) throws(ApplyError) -> String {
-        let budget = RenderBudget(sectionSize: target.sectionSize)
-        let context = Self.context(
-            for: target,
-            values: values,
-            revisions: revisions.mapValues { .int($0) },
-            budget: budget
-        )
-        let rendered = target.template.render(context)
+        let (rendered, budget) = Self.render(target, values: values, revisions: revisions.mapValues { .int($0) })
         guard !budget.exceeded else {
             throw .renderTooLarge(
                 """
@@ -47,10 +40,7 @@ public struct TargetRenderer: Sendable {
     public func revisions(in existing: [UInt8], target: ApplyTarget, values: [String: JSONValue]) -> [String: Int64]? {
         var markers: [String: JSONValue] = [:]
         for module in target.modules { markers[module] = .string(RevisionPattern.marker(module)) }
-        let budget = RenderBudget(sectionSize: target.sectionSize)
-        let rendered = target.template.render(
-            Self.context(for: target, values: values, revisions: markers, budget: budget)
-        )
+        let (rendered, budget) = Self.render(target, values: values, revisions: markers)
         guard !budget.exceeded else { return nil }
         return RevisionPattern(rendered).match(existing)
     }
@@ -58,6 +48,18 @@ public struct TargetRenderer: Sendable {
     /// The keys of `values` that `target` reads, sorted.
     public func keys(of target: ApplyTarget, in values: [String: JSONValue]) -> [String] {
         values.keys.filter(target.reads(key:)).sorted()
+    }
+
+    /// The template rendered from `values` and `revisions` (module → what `revision.MODULE` prints), with the budget
+    /// it was held to: a render whose budget is exceeded was cut short.
+    private static func render(
+        _ target: ApplyTarget,
+        values: [String: JSONValue],
+        revisions: [String: JSONValue]
+    ) -> (String, RenderBudget) {
+        let budget = RenderBudget(sectionSize: target.sectionSize)
+        let context = Self.context(for: target, values: values, revisions: revisions, budget: budget)
+        return (target.template.render(context), budget)
     }
 
     static func context(

@@ -73,8 +73,13 @@ extension ApplyInteractor {
 
     /// The files written that no loaded target names, by path.
     private func unclaimedWritten() -> [(destination: String, file: WrittenFile)] {
+        // Each target's own destination first, as recorded: most often every file is one, and no path is resolved
+        // (this runs after every apply).
+        let named = Set(self.targets.map(\.destination))
+        let others = self.state.written.filter { !named.contains($0.key) }
+        guard !others.isEmpty else { return [] }
         let claimed = Set(self.targets.map { ApplyTargetLoader.canonical($0.destination) })
-        return self.state.written.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        return others.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             .filter { !claimed.contains(ApplyTargetLoader.canonical($0.key)) }
             .map { ($0.key, $0.value) }
     }

@@ -234,13 +234,7 @@ public actor ApplyInteractor {
         var outcomes: [TargetOutcomeViewModel] = []
         for target in self.targets {
             let revisions = self.renderRevisions(of: target)
-            let outcome: ApplyOutcome
-            do {
-                let rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
-                outcome = await self.applier.apply(target, rendered: rendered, dryRun: true)
-            } catch {
-                outcome = ApplyOutcome(result: .failed, error: error.description)
-            }
+            let outcome = await self.renderAndApply(target, revisions: revisions, dryRun: true)
             outcomes.append(self.viewModel(target, outcome, revisions: revisions, at: nil, diff: true))
         }
         return ApplyDryRunViewModel(
@@ -265,6 +259,22 @@ public actor ApplyInteractor {
                 return TargetProblemViewModel(file: file, reason: reason)
             }
             return TargetProblemViewModel(file: "", reason: problem.description)
+        }
+    }
+
+    /// Renders `target` from the values held and applies it (with `dryRun`, as ``FileApplier/apply(_:rendered:dryRun:)``
+    /// does); a render too large to finish fails the target, not retried: the same values render the same way, and a
+    /// change applies the target again.
+    private func renderAndApply(
+        _ target: ApplyTarget,
+        revisions: [String: Int64],
+        dryRun: Bool = false
+    ) async -> ApplyOutcome {
+        do {
+            let rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
+            return await self.applier.apply(target, rendered: rendered, dryRun: dryRun)
+        } catch {
+            return ApplyOutcome(result: .failed, error: error.description)
         }
     }
 
@@ -336,13 +346,7 @@ public actor ApplyInteractor {
                             + "file keeps what it holds until it does"
                     )
                 } else {
-                    do {
-                        let rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
-                        outcome = await self.applier.apply(target, rendered: rendered)
-                    } catch {
-                        // Not retried: the same values render the same way; a change applies the target again.
-                        outcome = ApplyOutcome(result: .failed, error: error.description)
-                    }
+                    outcome = await self.renderAndApply(target, revisions: revisions)
                 }
                 if outcome.interrupted {
                     self.logger.notice(

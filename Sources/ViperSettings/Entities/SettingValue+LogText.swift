@@ -9,7 +9,13 @@ extension SettingValue {
     /// The value as compact JSON for a log line; when longer than `limit` bytes, its first `limit` bytes (cut on a
     /// character boundary) followed by `… (truncated, N bytes)`, so that the line says it is cut.
     public func logText(limit: Int = SettingValue.logTextLimit) -> String {
-        let text = Self.escapingInvisible(self.json.serialized())
+        Self.shown(json: self.json.serialized(), limit: limit, cutNote: "truncated, ")
+    }
+
+    /// `json` with its invisible characters escaped (``escapingInvisible(_:)``); when longer than `limit` bytes, its
+    /// first `limit` bytes (cut on a character boundary) followed by `… (CUTNOTEN bytes)`.
+    static func shown(json: String, limit: Int, cutNote: String = "") -> String {
+        let text = Self.escapingInvisible(json)
         let size = text.utf8.count
         guard size > limit else { return text }
         var kept = ""
@@ -20,7 +26,7 @@ extension SettingValue {
             kept.append(character)
             used += length
         }
-        return "\(kept)… (truncated, \(size) bytes)"
+        return "\(kept)… (\(cutNote)\(size) bytes)"
     }
 
     /// `json` with the invisible characters that reorder or hide the text around them (the bidirectional controls

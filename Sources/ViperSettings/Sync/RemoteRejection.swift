@@ -35,17 +35,7 @@ public struct RemoteRejection: Sendable, Hashable, Comparable, CustomStringConve
     /// A rejected value as compact JSON for the reason (`value 9000: must be within 1..5000`); when longer than
     /// ``valueTextLimit`` bytes, its start and `… (N bytes)`: a remote value may be as large as a document.
     static func valueText(_ json: JSONValue) -> String {
-        let text = SettingValue.escapingInvisible(json.serialized())
-        let size = text.utf8.count
-        guard size > Self.valueTextLimit else { return text }
-        var kept = ""
-        var used = 0
-        for character in text {
-            used += character.utf8.count
-            if used > Self.valueTextLimit { break }
-            kept.append(character)
-        }
-        return "\(kept)… (\(size) bytes)"
+        SettingValue.shown(json: json.serialized(), limit: Self.valueTextLimit)
     }
 
     /// By module, then key, then layer and reason: the order of `status`, the same at every run.

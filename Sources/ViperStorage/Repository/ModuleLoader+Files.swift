@@ -12,7 +12,7 @@ extension ModuleLoader {
         logger: Logger
     ) -> Bool {
         let path = self.directory.snapshotPath(module)
-        guard case .bytes(let bytes) = self.read(path, of: module, into: &loaded, logger: logger) else {
+        guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else {
             return loaded.failure == nil
         }
         do {
@@ -42,7 +42,7 @@ extension ModuleLoader {
     /// Replays the journal; a record raises the revision, never lowers it.
     func replayJournal(_ module: String, into loaded: inout LoadedModule, repair: inout Repair, logger: Logger) {
         let path = self.directory.journalPath(module)
-        guard case .bytes(let bytes) = self.read(path, of: module, into: &loaded, logger: logger) else { return }
+        guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else { return }
         let lines = JournalLines(bytes)
         var records = 0
         // What the snapshot holds: a record at or below its revision is in it already (a crash between writing the
@@ -110,7 +110,7 @@ extension ModuleLoader {
     /// Reads the remote layers, after the journal: the revision is the greater of the two.
     func readRemote(_ module: String, into loaded: inout LoadedModule, repair: inout Repair, logger: Logger) {
         let path = self.directory.remotePath(module)
-        guard case .bytes(let bytes) = self.read(path, of: module, into: &loaded, logger: logger) else { return }
+        guard case .bytes(let bytes) = self.read(path, into: &loaded, logger: logger) else { return }
         do {
             let remote = try RemoteLayers(decoding: bytes, module: module)
             loaded.state.recommended = remote.recommended

@@ -11,6 +11,8 @@ struct LoadedModule: Sendable {
     /// Set when the files could not be read or repaired: what could be read is served, but writes are refused
     /// (until a later write finds the files usable again).
     var failure: StorageError?
+    /// The largest of its state files that is read (``ModuleLoader/fileLimit(_:)``), worked out once per load.
+    var fileLimit = FileOperations.stateFileLimit
 }
 
 /// Reads a module's snapshot and replays its journal, repairing what a crash or a bad edit left behind. Blocks;
@@ -102,6 +104,7 @@ struct ModuleLoader: Sendable {
             loaded.failure = problem
             return loaded
         }
+        loaded.fileLimit = self.fileLimit(module)
         FileOperations.removeIfPresent(self.directory.temporaryPath(module))
         FileOperations.removeIfPresent(self.directory.remoteTemporaryPath(module))
         var repair = Repair()
@@ -137,7 +140,7 @@ struct ModuleLoader: Sendable {
                 )
             }
         } else if self.directory.fileProblem(self.directory.journalPath(module)) == nil,
-            let bytes = try? FileOperations.readFile(self.directory.journalPath(module), limit: self.fileLimit(module)),
+            let bytes = try? FileOperations.readFile(self.directory.journalPath(module), limit: loaded.fileLimit),
             let highest = RevisionScan.highest(in: bytes[...])
         {
             // The journal is not replayed onto nothing, but the revision it shows was given out: the state served
@@ -185,14 +188,14 @@ struct ModuleLoader: Sendable {
         return max(FileOperations.stateFileLimit, 4 * total + 2048 * largest)
     }
 
-    /// The content of `path` (a file of `module`); a problem is logged and recorded as the module's failure.
-    func read(_ path: String, of module: String, into loaded: inout LoadedModule, logger: Logger) -> FileContent {
+    /// The content of `path` (one of `loaded`'s files); a problem is logged and recorded as the module's failure.
+    func read(_ path: String, into loaded: inout LoadedModule, logger: Logger) -> FileContent {
         let problem: StorageError
         if let wrongKind = self.directory.fileProblem(path) {
             problem = wrongKind
         } else {
             do {
-                guard let bytes = try FileOperations.readFile(path, limit: self.fileLimit(module)) else {
+                guard let bytes = try FileOperations.readFile(path, limit: loaded.fileLimit) else {
                     return .missing
                 }
                 // Read, but not to be written (a file system mounted read-only, a mode): what it holds is served.
