@@ -58,6 +58,9 @@ struct SettingsCtlTests {
         #expect(NameSuggestion.closest(to: "netwrok", in: ["network", "display", "power"]) == "network")
         #expect(NameSuggestion.closest(to: "x", in: ["network"]) == nil)
         #expect(NameSuggestion.closest(to: "", in: ["network"]) == nil)
+        #expect(
+            NameSuggestion.editDistance("potr", "port") == 1 && NameSuggestion.editDistance("kitten", "sitting") == 3
+        )
     }
 
     @Test("--if-revision takes a module and a revision in digits, 0 included")

@@ -81,17 +81,23 @@ package enum NameSuggestion {
         return best?.name
     }
 
-    /// The Levenshtein distance between `a` and `b`.
+    /// The edit distance between `a` and `b`: insertions, deletions, substitutions, and swaps of two neighbours
+    /// (`potr` is one edit from `port`), each one edit.
     package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a)
         let b = Array(b)
+        var beforePrevious: [Int] = []
         var previous = Array(0...b.count)
-        for (i, left) in a.enumerated() {
+        for i in a.indices {
             var current = [i + 1]
-            for (j, right) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1)))
+            for j in b.indices {
+                var distance = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1))
+                if i > 0, j > 0, a[i] == b[j - 1], a[i - 1] == b[j] {
+                    distance = min(distance, beforePrevious[j - 1] + 1)
+                }
+                current.append(distance)
             }
-            previous = current
+            (beforePrevious, previous) = (previous, current)
         }
         return previous[b.count]
     }
