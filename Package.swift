@@ -126,7 +126,7 @@ let package = Package(
         // the terminal, usage errors as exit status 2.
         .target(
             name: "ViperCommandLine",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SettingsAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: served
         ),
         // The daemon's composition root: configuration, wiring, services.

@@ -60,6 +60,16 @@ package enum CommandLinePreflight {
             ["-h", "--help", "--version"].contains($0) || $0.hasPrefix("--generate-") || $0.hasPrefix("--experimental-")
         }
         if command == nil, !standalone {
+            // `settingsctl --bogus`: the option is what is wrong, not only the missing command.
+            let global = ["--socket", "--apply-socket", "--json"]
+            if let unknown = kept.first(where: { argument in
+                argument.hasPrefix("-") && !global.contains(String(argument.prefix { $0 != "=" }))
+            }) {
+                throw CLIFailure(
+                    .usage,
+                    "unknown option '\(unknown)', and a command is required (settingsctl --help lists the commands)"
+                )
+            }
             throw CLIFailure(.usage, "a command is required (settingsctl --help lists the commands)")
         }
         return numbers.isEmpty ? kept : kept + ["--"] + numbers

@@ -32,6 +32,10 @@ extension SettingsCtl {
             var message = Self.usageHint(Self.message(for: error), arguments: arguments)
             if status == .success, BashCompletionScript.isRequested(by: arguments) {
                 message = BashCompletionScript.literal(message)
+            } else if status != .success {
+                // ArgumentParser repeats the arguments it refuses as they were given: a terminal escape in one
+                // would act on the terminal.
+                message = QuotedText.escapingArguments(in: message, arguments: arguments)
             }
             if status == .success {
                 do {

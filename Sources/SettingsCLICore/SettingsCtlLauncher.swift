@@ -47,16 +47,44 @@ public enum SettingsCtlLauncher {
         for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let argument = CommandLine.unsafeArgv[index] else { break }
             guard let text = String(validatingCString: argument) else {
-                let isValue = Self.isValueOfSet(following: arguments)
+                let shown = Self.showingInvalidBytes(argument)
+                guard Self.isValueOfSet(following: arguments), let key = arguments.last else {
+                    throw CLIFailure(.usage, "argument \(index) \(shown) is not valid UTF-8")
+                }
                 throw CLIFailure(
-                    isValue ? .invalidValue : .usage,
-                    "\(isValue ? "the value" : "argument \(index)") \(QuotedText.quote(String(cString: argument)))"
-                        + " is not valid UTF-8"
+                    .invalidValue,
+                    "invalid value \(shown) for \(TableFormatter.printable(key)): it is not valid UTF-8"
                 )
             }
             arguments.append(text)
         }
         return arguments
+    }
+
+    /// `argument` quoted, each byte that is not UTF-8 written `\xFF` (not U+FFFD, which would hide which byte),
+    /// control characters escaped as ``QuotedText`` does, and cut after 100 characters.
+    private static func showingInvalidBytes(_ argument: UnsafePointer<CChar>) -> String {
+        let bytes = UnsafeBufferPointer(start: argument, count: strlen(argument)).map { UInt8(bitPattern: $0) }
+        var text = "\""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var (offset, shown) = (0, 0)
+        while shown < QuotedText.limit {
+            shown += 1
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if scalar == "\"" || scalar == "\\" { text += "\\" }
+                text += QuotedText.escaped(scalar) ?? String(scalar)
+                offset += encoded.count
+            case .error(let length):
+                for byte in bytes[offset..<offset + length] { text += "\\x" + String(byte, radix: 16, uppercase: true) }
+                offset += length
+            case .emptyInput:
+                return text + "\""
+            }
+        }
+        return offset == bytes.count ? text + "\"" : text + "\"… (\(bytes.count) bytes)"
     }
 
     /// Whether the argument after `arguments` would be the value of `set` (`set KEY VALUE`): the command is `set`

@@ -1,6 +1,7 @@
 public import ArgumentParser
 import Foundation
 import Glibc
+import SettingsAPI
 
 /// The command line of a long-running program (viper-settingsd, viper-settings-apply): `--help` laid out for the
 /// terminal, so that the tables of its discussion (signals, exit statuses) keep their columns; a usage error is
@@ -36,11 +37,16 @@ extension ServiceCommand {
                 print(Self.help(columns: columns))
                 Self.exit(withError: ExitCode.success)
             }
-            guard code == .validationFailure else { Self.exit(withError: error) }
-            // ArgumentParser prints nothing for an ExitCode: print the usage error ourselves, then exit 2.
-            let message = Self.fullMessage(for: error)
+            // --version and the like go to standard output, as ArgumentParser prints them.
+            guard !code.isSuccess else { Self.exit(withError: error) }
+            // Printed here, not by ArgumentParser: a usage error exits 2, and the arguments it repeats are escaped
+            // (a terminal escape in one would act on the terminal).
+            let message = QuotedText.escapingArguments(
+                in: Self.fullMessage(for: error),
+                arguments: Array(CommandLine.arguments.dropFirst())
+            )
             if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            Self.exit(withError: ExitCode(2))
+            Self.exit(withError: ExitCode(code == .validationFailure ? 2 : code.rawValue))
         }
     }
 }

@@ -54,6 +54,8 @@ struct SettingsctlEndToEndTests {
             (["show", "network.proxy.port"], "'network.proxy.port' is not a module: its module is network"),
             (["get", "netwrok"], "did you mean module 'network'?"),
             (["get", "network.dns.port"], "no such key: 'network.dns.port' (settingsctl show network lists its keys)"),
+            (["watch", "network.proxy"], "'network.proxy' is a section: a key is MODULE.SECTION.ITEM"),
+            (["watch", "network.proxy.prot"], "did you mean 'network.proxy.port'?"),
         ]
         for (arguments, expected) in cases {
             let result = daemon.ctl(arguments)

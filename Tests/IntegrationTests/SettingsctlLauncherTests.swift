@@ -27,24 +27,33 @@ struct SettingsctlLauncherTests {
         arguments: [
             ([] as [String], "a command is required"), (["shwo", "network"], "did you mean 'show'?"),
             (["help", "bogus"], "unknown command 'bogus'"), (["--socket=", "get", "k"], "--socket needs a path"),
+            (["--bogus"], "unknown option '--bogus', and a command is required"),
+            // ArgumentParser's own messages repeat the argument: its terminal escape is escaped.
+            (["--bo\u{1b}[2Jgus", "get", "x"], "Unknown option '--bo\\u{1b}[2Jgus'"),
+            (["set", "a.b.c", "1", "\u{1b}]0;t\u{7}"], "Unexpected argument '\\u{1b}]0;t\\u{7}'"),
         ]
     )
     func usageErrors(arguments: [String], message: String) {
         let result = DaemonHarness.run([Self.settingsctl] + arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains(message), "\(result)")
+        #expect(!result.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(result)")
         #expect(result.stdout.isEmpty)
     }
 
     @Test(
         "viper-settingsd prints a usage error and exits 2",
-        arguments: [(["bogus"], "Unexpected argument 'bogus'"), (["--socket"], "Missing value for '--socket")]
+        arguments: [
+            (["bogus"], "Unexpected argument 'bogus'"), (["--socket"], "Missing value for '--socket"),
+            (["--x\u{1b}[31m"], "Unknown option '--x\\u{1b}[31m'"),
+        ]
     )
     func daemonUsageErrors(arguments: [String], message: String) {
         let daemon = DaemonHarness.binDirectory.appendingPathComponent("viper-settingsd").path
         let result = DaemonHarness.run([daemon] + arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains(message), "\(result)")
+        #expect(!result.stderr.unicodeScalars.contains { $0.value == 0x1B }, "\(result)")
     }
 
     @Test("the common command lines run without settingsctl-full; the others name it when it is missing")

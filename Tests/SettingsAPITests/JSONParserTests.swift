@@ -132,9 +132,21 @@ struct JSONParserTests {
         #expect(error?.reason.hasPrefix("number out of range") == true)
     }
 
-    @Test("a number too small for a double is zero")
-    func tinyNumbers() throws {
-        #expect(try JSONValue(parsing: "1e-400") == .double(0))
+    @Test(
+        "a number too small for a double is refused, not stored as zero",
+        arguments: ["1e-400", "-2.5e-400", "[1e-325]"]
+    )
+    func tinyNumbers(text: String) {
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+        #expect(error?.reason.contains("too small for a 64-bit floating-point number") == true)
+    }
+
+    @Test("zero in any spelling, and the smallest doubles, are numbers")
+    func zerosAndSubnormals() throws {
+        #expect(try JSONValue(parsing: "0e-400") == .double(0))
+        #expect(try JSONValue(parsing: "0.000e5") == .double(0))
+        #expect(try JSONValue(parsing: "-0.0") == .double(-0.0))
+        #expect(try JSONValue(parsing: "4.9e-324") == .double(4.9e-324))
     }
 
     @Test("integers past Int64 become doubles; Int64's own bounds stay integers")

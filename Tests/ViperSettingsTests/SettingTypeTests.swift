@@ -195,6 +195,24 @@ struct SettingTypeTests {
         #expect(SettingsFormatter.display(.strings(["a", "b"])) == "a, b")
     }
 
+    @Test("display: a list with a word `set` refuses (in quotes, GVariant text) is its JSON array, so it reads back")
+    func displayReadsBack() throws {
+        for words in [["'de'"], ["x", "'y'"], ["@as []"], ["@as", "b"], ["\"de"]] {
+            let shown = SettingsFormatter.display(.strings(words))
+            #expect(try SettingType.strings().value(fromText: shown) == .strings(words), "\(words) shown as \(shown)")
+        }
+        #expect(SettingsFormatter.display(.strings(["'de'"])) == #"["'de'"]"#)
+        #expect(SettingsFormatter.display(.strings(["de", "fr's"])) == "de, fr's")
+    }
+
+    @Test("a double too small to be told from zero is refused, as one too large is")
+    func tinyDouble() throws {
+        let tiny = #expect(throws: ValueRejection.self) { try SettingType.double(range: nil).value(fromText: "1e-400") }
+        #expect(tiny?.reason.contains("too small") == true)
+        #expect(try SettingType.double(range: nil).value(fromText: "0e-400") == .double(0))
+        #expect(try SettingType.double(range: nil).value(fromText: "5e-324") == .double(5e-324))
+    }
+
     @Test("gsettings habits in a list's text are refused with the forms taken, not stored as written")
     func gsettingsHabits() throws {
         for text in [#""de""#, "'de'", #"fr, "de""#, "@as []", "@as ['de']", #""de,en""#, #""de"#] {

@@ -69,6 +69,23 @@ struct SettingsLoadTests {
         #expect(try await self.repository.state(of: "network").revision == 4)
     }
 
+    @Test("a section given as a key, or a key in other letter case or with blanks, is named as such")
+    func nearKeys() async throws {
+        let request = LoadRequest(values: ["proxy": ["port": 80], "Proxy.Port ": 81, "proxy.nope": 1], mode: .preview)
+        let outcome = try await self.interactor.load(request, caller: Fixtures.root)
+        #expect(
+            outcome.problems == [
+                .noSuchKey(key: "network.Proxy.Port ", meant: "network.proxy.port"),
+                .noSuchKey(key: "network.proxy", section: true),
+                .noSuchKey(key: "network.proxy.nope"),
+            ]
+        )
+        let reasons = outcome.problems.map { SettingsFormatter.problem($0).reason }
+        #expect(reasons[0] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
+        #expect(reasons[1].contains("'proxy' is a section: name each of its keys in full (\"proxy.ITEM\": value)"))
+        #expect(reasons[2] == "the schema of network has no such key")
+    }
+
     @Test("a preview writes nothing, lists the problems, and anyone may ask; applying needs a writer")
     func preview() async throws {
         let request = LoadRequest(values: ["proxy.port": 9000, "proxy.nope": 1], mode: .preview)

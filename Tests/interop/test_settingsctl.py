@@ -333,6 +333,8 @@ def test_invalid_utf8_arguments_are_refused_not_repaired(daemon):
     )
     assert value.returncode == INVALID, value
     assert b"is not valid UTF-8" in value.stderr and value.stdout == b""
+    # The byte that is not UTF-8 is shown as it is, with the key the value was for.
+    assert b'invalid value "caf\\xE9" for network.proxy.host' in value.stderr, value.stderr
     assert check(support.run_settingsctl(["--socket", daemon.socket_path, "get", "network.proxy.host"]), OK).stdout == "\n"
     key = subprocess.run(
         [support.executable("settingsctl"), "--socket", daemon.socket_path, "get", b"network.\xff"],

@@ -241,6 +241,14 @@ private struct JSONParser {
                 "number out of range: \(QuotedText.quote(text)) is not a finite 64-bit floating-point number"
             )
         }
+        // A number too small to be told from 0 (1e-400): not stored as 0, as one too large is not stored as ±∞.
+        if value == 0, text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) }) {
+            self.index = start
+            throw self.error(
+                "number out of range: \(QuotedText.quote(text)) is too small for a 64-bit floating-point number"
+                    + " (it would be stored as 0)"
+            )
+        }
         return .double(value)
     }
 

@@ -46,6 +46,34 @@ package enum QuotedText {
         }
     }
 
+    /// A message of a command-line parser, which repeats arguments as they were given, made safe to print on a
+    /// terminal: each argument that holds a control or reordering character is replaced by its escaped form (a
+    /// newline in it included), then every such character left is escaped but the message's own line breaks.
+    package static func escapingArguments(in message: String, arguments: [String]) -> String {
+        var text = message
+        for argument in Set(arguments) where argument.unicodeScalars.contains(where: Self.needsEscape) {
+            text = text.replacing(argument, with: Self.escapingScalars(argument, keepingNewlines: false))
+        }
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && Self.needsEscape($0) }) else { return text }
+        return Self.escapingScalars(text, keepingNewlines: true)
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        Self.escaped(scalar) != nil || Self.isInvisible(scalar)
+    }
+
+    private static func escapingScalars(_ text: String, keepingNewlines: Bool) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if (scalar == "\n" && keepingNewlines) || !Self.needsEscape(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            }
+        }
+        return result
+    }
+
     /// Whether `scalar` is invisible but reorders or hides the text around it: the bidirectional marks, embeddings,
     /// overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the byte order mark (U+FEFF), with
     /// which `a -> b` could read as `b -> a` on a terminal.

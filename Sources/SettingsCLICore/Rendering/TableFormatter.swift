@@ -129,6 +129,10 @@ package struct TableFormatter: Sendable {
     package static func width(of text: String) -> Int {
         var total = 0
         for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark, .format: continue  // combining marks (any script), ZWJ, bidi marks
+            default: break
+            }
             switch scalar.value {
             case 0x0300...0x036F, 0x200B...0x200F, 0xFE00...0xFE0F: continue
             case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,

@@ -123,7 +123,8 @@ package struct WatchSession: Sendable {
                             .usage,
                             "'\(TableFormatter.printable(cursor ?? ""))' is not a cursor: pass one that watch printed"
                         )
-                        : error
+                        // A mistyped key or module: the closest one, as `get` says.
+                        : NameSuggestion.suggesting(error, client: client)
                     return false
                 }
                 do {

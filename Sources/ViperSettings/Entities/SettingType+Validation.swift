@@ -98,6 +98,13 @@ extension SettingType {
             guard value.isFinite else {
                 throw ValueRejection("is beyond the range of a 64-bit floating-point number (about ±1.8e308)")
             }
+            if value == 0,
+                number.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) })
+            {
+                throw ValueRejection(
+                    "is too small for a 64-bit floating-point number (below about 4.9e-324), it would be stored as 0"
+                )
+            }
             return try self.checked(.double(value))
         case .string:
             return try self.checked(.string(text))
@@ -259,7 +266,8 @@ extension Character {
 }
 
 extension StringProtocol {
-    fileprivate var trimmingSpaces: String {
+    /// The text without blanks (white space) at its ends.
+    var trimmingSpaces: String {
         var slice = Substring(self)
         while slice.first?.isWhitespace == true { slice = slice.dropFirst() }
         while slice.last?.isWhitespace == true { slice = slice.dropLast() }

@@ -30,7 +30,12 @@ public enum SettingsFormatter {
                 !element.isEmpty && !element.contains(",") && element.first?.isWhitespace != true
                     && element.last?.isWhitespace != true && !(element.first == "[") && !Self.looksQuoted(element)
             }
-            return plain ? values.joined(separator: ", ") : value.json.serialized()
+            let words = values.joined(separator: ", ")
+            // Words only when `set` reads them back as this list (it refuses a word in quotes, GVariant text).
+            guard plain, (try? SettingType.strings().value(fromText: words)) == value else {
+                return value.json.serialized()
+            }
+            return words
         }
     }
 
@@ -110,13 +115,16 @@ public enum SettingsFormatter {
         switch problem {
         case .noSuchModule(let module):
             return LoadProblemViewModel(key: module, problem: .noSuchModule, reason: "no such module")
-        case .noSuchKey(let key):
+        case .noSuchKey(let key, let section, let meant):
             let module = key.prefix { $0 != "." }
-            return LoadProblemViewModel(
-                key: key,
-                problem: .noSuchKey,
-                reason: "the schema of \(module) has no such key"
-            )
+            var reason = "the schema of \(module) has no such key"
+            if section {
+                let name = key.dropFirst(module.count + 1)
+                reason += "; '\(name)' is a section: name each of its keys in full (\"\(name).ITEM\": value)"
+            } else if let meant {
+                reason += "; did you mean '\(meant)'?"
+            }
+            return LoadProblemViewModel(key: key, problem: .noSuchKey, reason: reason)
         case .invalidValue(let key, let value, let reason):
             return LoadProblemViewModel(
                 key: key,

@@ -62,7 +62,13 @@ extension SettingsInteractor {
         for path in input.keys.sorted() {
             let key = "\(self.schema.name).\(path)"
             guard let json = input[path], let item = try? self.item(at: path).item else {
-                problems.append(.noSuchKey(key: key))
+                problems.append(
+                    .noSuchKey(
+                        key: key,
+                        section: self.schema.sections.contains { $0.id == path },
+                        meant: self.keyMeant(by: path)
+                    )
+                )
                 continue
             }
             do {
@@ -72,6 +78,17 @@ extension SettingsInteractor {
             }
         }
         return (values, problems)
+    }
+
+    /// The key of the module that `path` names but for letter case and blanks at its ends (`"Proxy.Port "`).
+    private func keyMeant(by path: String) -> String? {
+        let wanted = path.trimmingSpaces.lowercased()
+        for section in self.schema.sections {
+            for item in section.items where "\(section.id).\(item.id)".lowercased() == wanted {
+                return "\(self.schema.name).\(section.id).\(item.id)"
+            }
+        }
+        return nil
     }
 
     /// The module's state once the writes under way are durable (a write that decides nothing waits for them): its

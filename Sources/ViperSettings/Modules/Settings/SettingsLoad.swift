@@ -35,7 +35,9 @@ public struct LoadRequest: Sendable, Hashable {
 /// Why one entry of a load cannot be applied, as facts.
 public enum LoadProblem: Sendable, Hashable {
     case noSuchModule(module: String)
-    case noSuchKey(key: String)
+    /// `section`: the key names a section of the module (`"proxy": {…}` for `"proxy.port"`); `meant`: the key of
+    /// the module it names but for letter case and blanks at its ends.
+    case noSuchKey(key: String, section: Bool = false, meant: String? = nil)
     /// `value` is the value as the file gave it, as JSON text (``SettingsAPI/JSONValue/givenText``): a string in
     /// quotes, so that `"80"` is told from `80`.
     case invalidValue(key: String, value: String, reason: String)
