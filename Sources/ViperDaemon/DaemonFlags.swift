@@ -82,7 +82,12 @@ struct DaemonFlags: Sendable {
         // As the log level: the file's value is checked even when the flag overrides it.
         for (origin, remote) in [("\(file?.path ?? ""): remote", file?.values["remote"]), ("--remote", self.remote)] {
             guard let remote else { continue }
-            guard !remote.isEmpty, remote != "off" else {
+            // Empty is not off: a template that left the URL out would silently drop the fleet's mandatory values.
+            guard !remote.isEmpty else {
+                let place = origin == "--remote" ? origin : "\(file?.path ?? ""):\(file?.lines["remote"] ?? 0): remote"
+                throw ConfigurationError("\(place) is empty: give the fleet's URL, or off to turn remote sync off")
+            }
+            guard remote != "off" else {
                 configuration.remote = nil
                 continue
             }

@@ -85,6 +85,24 @@ struct DaemonFlagsTests {
         }
     }
 
+    @Test("an empty remote is refused, naming where, not taken for off; off turns it off")
+    func emptyRemote() throws {
+        let path = try Self.configurationFile("# fleet\nremote =\n")
+        let file = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(file?.message == "\(path):2: remote is empty: give the fleet's URL, or off to turn remote sync off")
+        let empty = try Self.configurationFile("")
+        let flag = #expect(throws: ConfigurationError.self) {
+            try DaemonFlags(config: empty, remote: "").resolve(environment: Self.environment, uid: 1000)
+        }
+        #expect(flag?.message.hasPrefix("--remote is empty") == true, "\(String(describing: flag))")
+        let off = try Self.configurationFile("remote = https://fleet.example/doc.json\n")
+        #expect(
+            try DaemonFlags(config: off, remote: "off").resolve(environment: Self.environment, uid: 1000).remote == nil
+        )
+    }
+
     @Test("a duration that rounds to no millisecond is refused, not taken as 0 (no limit)")
     func tinyDuration() throws {
         let path = try Self.configurationFile("idle-timeout = 0.0001\n")

@@ -39,7 +39,7 @@ struct SchemaAdoptTests {
         #expect(await interactor.adopt(previous: Fixtures.network))
         let entry = try #require(log.entries.first { $0.metadata["source"] == "schema" })
         #expect(
-            entry.level == .notice && entry.message == "network.proxy.port changed from 3128 to 3200 by a schema reload"
+            entry.level == .notice && entry.message == "network.proxy.port changed from 3128 to 3200 by a schema change"
         )
         #expect(entry.metadata["old_value"] == "3128" && entry.metadata["new_value"] == "3200")
         // A local value equal to the value in force: the same value, now from the local layer.

@@ -43,7 +43,17 @@ public struct ModuleCatalogLoader: Sendable {
 
     /// Reads every schema as ``load()`` does, and keeps the bytes of each file that loaded.
     public func loadCatalog() throws(StorageError) -> LoadedCatalog {
-        let names = try FileOperations.directoryEntries(self.directory)
+        let entries: [String]
+        do {
+            entries = try FileOperations.directoryEntries(self.directory)
+        } catch {
+            throw StorageError(
+                "cannot read the modules directory (--modules-dir, modules-dir): \(error.message)",
+                errno: error.errno
+            )
+        }
+        let names =
+            entries
             .filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }
             .sorted()
         let paths = names.map { self.directory.hasSuffix("/") ? "\(self.directory)\($0)" : "\(self.directory)/\($0)" }

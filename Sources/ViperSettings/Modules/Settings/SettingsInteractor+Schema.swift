@@ -66,10 +66,10 @@ extension SettingsInteractor {
             let new = change.new.map { $0.logText() }
             let message =
                 switch (old, new) {
-                case (let old?, let new?): "\(key) changed from \(old) to \(new) by a schema reload"
-                case (nil, let new?): "\(key) added by a schema reload, with \(new)"
-                case (let old?, nil): "\(key) removed by a schema reload (it was \(old))"
-                case (nil, nil): "\(key) changed by a schema reload"
+                case (let old?, let new?): "\(key) changed from \(old) to \(new) by a schema change"
+                case (nil, let new?): "\(key) added by a schema change, with \(new)"
+                case (let old?, nil): "\(key) removed by a schema change (it was \(old))"
+                case (nil, nil): "\(key) changed with its schema"
                 }
             var metadata: Logger.Metadata = ["key": "\(key)", "source": "schema"]
             if let old { metadata["old_value"] = "\(old)" }
