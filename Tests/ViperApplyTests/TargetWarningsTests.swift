@@ -66,8 +66,31 @@ struct TargetWarningsTests {
                 "the template names is.probe.s.nosuch.x, but the settings daemon has no key probe.s.nosuch: it is never"
                     + " true",
                 "the template names is.network.dns.cache.x, but 'reads' leaves network.dns.cache out: it is never true",
+                "the template names is.gone.s.k.x, but the settings daemon serves no module gone: it is never true",
             ]
         )
+    }
+
+    @Test(
+        "a name outside of every section whose module is not served, or not read, is warned about; inside one it may be a member"
+    )
+    func topLevelNames() async throws {
+        let reasons = try await self.reasons(
+            "X={{netwrok.dns.cache}} B={{foo}} D={{#is.nosuch.x.y}}d{{/is.nosuch.x.y}} I={{network}}"
+                + " F={{revision.nosuch}} R={{revision.probe}} {{#probe.s.o}}{{k}}{{netwrok}}{{/probe.s.o}} {{.}}",
+            reads: ["probe"]
+        )
+        #expect(
+            reasons == [
+                "the template names netwrok.dns.cache, but the settings daemon serves no module netwrok: it renders as"
+                    + " empty",
+                "the template names foo, but the settings daemon serves no module foo: it renders as empty",
+                "the template names is.nosuch.x.y, but the settings daemon serves no module nosuch: it is never true",
+                "the template names network, a module 'reads' leaves out: it renders as empty",
+                "the template names revision.nosuch, but 'reads' names nothing of module nosuch: it renders as empty",
+            ]
+        )
+        #expect(TemplateNames.topLevel("{{#a}}{{b}}{{^c}}{{d}}{{/c}}{{/a}}{{e}}{{{f}}}{{! g}}") == ["a", "e", "f"])
     }
 
     @Test("a transform swift-mustache does not have is warned about: its section would silently never render")

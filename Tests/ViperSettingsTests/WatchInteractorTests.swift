@@ -176,6 +176,7 @@ struct WatchInteractorTests {
             ("network:1", .historyTooShort(module: "network")),
             ("network:99999", .cursorAhead(module: "network", revision: latest)),
             ("display:3", .cursorLacksModule(module: "network")),
+            ("network:0.0", .noSuchPosition(module: "network", revision: 0, index: 0, changes: 0)),
         ]
         for (cursor, reason) in expected {
             try await self.watching(["network.proxy.port"], after: WatchCursor(cursor)) { events in
@@ -474,10 +475,22 @@ struct WatchModulesChangedTests {
                 sink.finish()
             }
             var iterator = events.makeAsyncIterator()
-            _ = await WatchInteractorTests.untilReady(&iterator)
+            let before = await WatchInteractorTests.untilReady(&iterator)
             served.schemas.withLock { $0.append(Self.extra) }
             await self.builder.adopt(schemas: [Fixtures.network, Self.extra], previous: [Fixtures.network])
             let restart = await WatchInteractorTests.untilReady(&iterator)
+            // A watch of every module resumed from a cursor given out before the reload: the module was added.
+            if case .ready(let old) = before.last {
+                let resumed = Mutex<[WatchEvent]>([])
+                try? await watcher.watch(targets: [], after: old) { event in
+                    resumed.withLock { $0.append(event) }
+                    if case .ready = event { throw CancellationError() }
+                }
+                let first = resumed.withLock { $0.first }
+                #expect(first == .resync(reason: .moduleAdded(module: "extra")), "\(String(describing: first))")
+            } else {
+                Issue.record("no cursor before the reload: \(before)")
+            }
             guard case .resync(.moduleAdded(module: "extra")) = restart.first, case .ready(let cursor) = restart.last
             else {
                 Issue.record("expected a resync for the added module, got \(restart)")

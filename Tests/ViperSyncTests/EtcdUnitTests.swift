@@ -66,6 +66,11 @@ struct EtcdUnitTests {
         #expect(try whole.append(stream).count == 2)
         var bad = EtcdJSONStreamSplitter()
         #expect(throws: RemoteSyncError.self) { try bad.append(Array("42".utf8)) }
+        // One message a line: a line that ends inside one was cut off (the next would be read as its rest).
+        var cut = EtcdJSONStreamSplitter()
+        #expect(throws: RemoteSyncError.self) {
+            try cut.append(Array("{\"result\":{\"events\":[{\"kv\":\n{\"result\":{}}\n".utf8))
+        }
         var small = EtcdJSONStreamSplitter(maximumObjectSize: 8)
         #expect(throws: RemoteSyncError.self) { try small.append(Array(#"{"aaaaaaaaaaaa"#.utf8)) }
     }

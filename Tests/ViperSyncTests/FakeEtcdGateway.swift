@@ -35,6 +35,7 @@ final class FakeEtcdGateway: Sendable {
         let probes = Atomic<Int>(0)
         let watches = Atomic<Int>(0)
         let watch: Mutex<Watch>
+        let rangeBody = Mutex<String?>(nil)
         let rangePadding: Int
         init(listener: Int32, watch: Watch, rangePadding: Int) {
             self.listener = listener
@@ -58,6 +59,12 @@ final class FakeEtcdGateway: Sendable {
     var watch: Watch {
         get { self.state.watch.withLock { $0 } }
         set { self.state.watch.withLock { $0 = newValue } }
+    }
+
+    /// The answer to the next range reads in place of revision 7 with no keys; `nil` for that one.
+    var rangeBody: String? {
+        get { self.state.rangeBody.withLock { $0 } }
+        set { self.state.rangeBody.withLock { $0 = newValue } }
     }
 
     /// Listens on a free loopback port. A range or probe answer, and a refused watch's, carries `rangePadding` bytes
@@ -95,7 +102,8 @@ final class FakeEtcdGateway: Sendable {
         case "/v3/kv/range":
             state.ranges.add(1, ordering: .relaxed)
             let padding = String(repeating: " ", count: state.rangePadding)
-            Self.send(connection, status: "200 OK", body: #"{"header":{"revision":"7"},"kvs":[]\#(padding)}"#)
+            let body = state.rangeBody.withLock { $0 } ?? #"{"header":{"revision":"7"},"kvs":[]\#(padding)}"#
+            Self.send(connection, status: "200 OK", body: body)
         case "/v3/watch":
             state.watches.add(1, ordering: .relaxed)
             Self.watch(state, on: connection)

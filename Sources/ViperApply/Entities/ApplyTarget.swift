@@ -21,6 +21,9 @@ public struct ApplyTarget: Sendable {
     public var templateNames: [String]
     /// The names the template prints as they are (`{{network.dns}}`), to tell a list or section printed so.
     public var printedNames: [String]
+    /// The names the template looks up outside of every section (``TemplateNames/topLevel(_:)``), to tell a module
+    /// it names that the daemon does not serve.
+    public var topLevelNames: [String]
     /// The transforms the template applies (`equalzero` in `{{#equalzero(power.idle.suspend-after)}}`).
     public var transformNames: [String]
     /// The absolute path of the file it writes (under `root`).
@@ -45,6 +48,7 @@ public struct ApplyTarget: Sendable {
         template: MustacheTemplate,
         templateNames: [String] = [],
         printedNames: [String] = [],
+        topLevelNames: [String] = [],
         transformNames: [String] = [],
         sectionSize: Int = 0,
         destination: String,
@@ -62,6 +66,7 @@ public struct ApplyTarget: Sendable {
         self.template = template
         self.templateNames = templateNames
         self.printedNames = printedNames
+        self.topLevelNames = topLevelNames
         self.transformNames = transformNames
         self.sectionSize = sectionSize
         self.destination = destination

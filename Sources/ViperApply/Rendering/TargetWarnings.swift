@@ -73,6 +73,35 @@ public enum TargetWarnings {
             return "the template prints {{\(name)}}, \(kind): it renders as JSON with its keys sorted; name one of"
                 + " its keys ({{\(name).KEY}}), or enter it: {{#\(name)}}…{{/\(name)}}"
         }
-        return reads + template + choices + transforms + structured
+        return reads + template + choices + Self.outside(target, modules: modules) + transforms + structured
+    }
+
+    /// The names outside of every section whose module the daemon does not serve, or the target does not read (a
+    /// target that reads a module not served is failed, not warned about): `{{netwrok.dns.cache}}`, `{{display}}`,
+    /// `is.nosuch.KEY.VALUE`, `revision.MODULE` of a module it does not read. Inside a section a name may be a member
+    /// of the section's value, so only the top of the template is checked here.
+    static func outside(_ target: ApplyTarget, modules: Set<String>) -> [String] {
+        let readModules = Set(target.reads.map(ApplyTarget.module(of:)))
+        return target.topLevelNames.compactMap { name -> String? in
+            if let key = TemplateNames.choiceKey(name) {
+                let module = ApplyTarget.module(of: key)
+                guard !modules.contains(module), !readModules.contains(module) else { return nil }
+                return
+                    "the template names \(name), but the settings daemon serves no module \(module): it is never true"
+            }
+            if name.hasPrefix("revision.") {
+                let module = String(name.dropFirst("revision.".count).prefix { $0 != "." })
+                guard !readModules.contains(module) else { return nil }
+                return "the template names \(name), but 'reads' names nothing of module \(module): it renders as empty"
+            }
+            let module = ApplyTarget.module(of: name)
+            guard name != "is", name != "revision", !readModules.contains(module) else { return nil }
+            if modules.contains(module) {
+                // A dotted name in a module served is checked with the others (above).
+                return name.contains(".")
+                    ? nil : "the template names \(name), a module 'reads' leaves out: it renders as empty"
+            }
+            return "the template names \(name), but the settings daemon serves no module \(module): it renders as empty"
+        }
     }
 }

@@ -18,6 +18,28 @@ enum TemplateNames {
         Self.names(of: TemplateTags(scanning: source).tags.filter { $0.printsValue && !$0.content.contains("(") })
     }
 
+    /// The names looked up outside of every section (a section's own name included), once each, in order: inside
+    /// one, a name may be a member of the section's value (`{{#network.proxy}}{{host}}{{/network.proxy}}`), at the
+    /// top it can only be a module, `is.…` or `revision.…`.
+    static func topLevel(_ source: String) -> [String] {
+        var depth = 0
+        var tags: [TemplateTags.Tag] = []
+        for tag in TemplateTags(scanning: source).tags {
+            switch tag.sigil {
+            case "#", "^":
+                if depth == 0 { tags.append(tag) }
+                depth += 1
+            case "/":
+                depth = max(0, depth - 1)
+            case nil, "{", "&":
+                if depth == 0 { tags.append(tag) }
+            default:
+                break
+            }
+        }
+        return Self.names(of: tags)
+    }
+
     /// The key an `is.KEY.CHOICE` name tests (`network.proxy.mode` for `is.network.proxy.mode.manual`); `nil` for
     /// any other name.
     static func choiceKey(_ name: String) -> String? {

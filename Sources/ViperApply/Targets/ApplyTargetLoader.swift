@@ -226,6 +226,7 @@ public struct ApplyTargetLoader: Sendable {
             template: template,
             templateNames: TemplateNames.scan(source),
             printedNames: TemplateNames.printed(source),
+            topLevelNames: TemplateNames.topLevel(source),
             transformNames: TemplateNames.transforms(source),
             sectionSize: tags.largestSection ?? source.utf8.count,
             destination: self.root + destination,

@@ -45,11 +45,27 @@ struct EtcdGatewayClient: Sendable {
             throw Self.failure("range", status: response.status.code, message: Self.errorMessage(bytes))
         }
         let document = try Self.parse(Array(buffer: bytes), what: "range response")
-        guard let revision = Self.int64(document["header"]?["revision"]) else {
-            throw RemoteSyncError.attempt("range: the response has no header revision")
+        let revision = try Self.headerRevision(of: document, what: "range")
+        // What the answer lists must be every key: a member (or a proxy) that answers otherwise is not believed, or
+        // every fleet value and lock would be dropped as if the fleet had removed them.
+        let listed: [JSONValue]
+        switch document["kvs"] {
+        case nil, .null: listed = []
+        case .array(let kvs): listed = kvs
+        case let other?: throw RemoteSyncError.attempt("range: kvs is not a list but \(other.serialized().prefix(40))")
+        }
+        if document["more"]?.boolValue == true {
+            throw RemoteSyncError.attempt("range: the answer says more keys follow (more: true), none was asked to")
+        }
+        let count = document["count"].map { Self.int64($0) } ?? 0
+        guard let count, count == listed.count else {
+            throw RemoteSyncError.attempt(
+                "range: the answer counts \(document["count"]?.serialized().prefix(40) ?? "none") keys but lists"
+                    + " \(listed.count)"
+            )
         }
         var pairs: [(key: [UInt8], value: [UInt8])] = []
-        for kv in document["kvs"]?.arrayValue ?? [] {
+        for kv in listed {
             guard let key = kv["key"]?.stringValue.flatMap(EtcdBase64.decode) else {
                 throw RemoteSyncError.attempt("range: a key is missing or not base64")
             }
@@ -87,10 +103,7 @@ struct EtcdGatewayClient: Sendable {
             throw Self.failure("probe", status: response.status.code, message: Self.errorMessage(bytes))
         }
         let document = try Self.parse(Array(buffer: bytes), what: "probe response")
-        guard let revision = Self.int64(document["header"]?["revision"]) else {
-            throw RemoteSyncError.attempt("probe: the response has no header revision")
-        }
-        return revision
+        return try Self.headerRevision(of: document, what: "probe")
     }
 
     /// Watches `[key, rangeEnd)` on `endpoint` from `startRevision`, calling `connected` once etcd created the watch
@@ -165,7 +178,14 @@ struct EtcdGatewayClient: Sendable {
     /// The events of one watch response.
     private static func events(in result: JSONValue) throws -> [Event] {
         var batch: [Event] = []
-        for event in result["events"]?.arrayValue ?? [] {
+        let events: [JSONValue]
+        switch result["events"] {
+        case nil, .null: events = []
+        case .array(let list): events = list
+        case let other?:
+            throw RemoteSyncError.attempt("watch: events is not a list but \(other.serialized().prefix(40))")
+        }
+        for event in events {
             guard let kv = event["kv"], let encoded = kv["key"]?.stringValue else {
                 throw RemoteSyncError.attempt("watch: an event has no key")
             }
@@ -241,6 +261,19 @@ struct EtcdGatewayClient: Sendable {
     }
 
     /// An int64 field, which the gateway writes as a string.
+    /// The cluster's revision in a response's header: a positive 64-bit number, as etcd counts them from 1.
+    private static func headerRevision(of document: JSONValue, what: String) throws(RemoteSyncError) -> Int64 {
+        guard let value = document["header"]?["revision"] else {
+            throw RemoteSyncError.attempt("\(what): the response has no header revision")
+        }
+        guard let revision = Self.int64(value), revision > 0 else {
+            throw RemoteSyncError.attempt(
+                "\(what): the header revision \(value.serialized().prefix(40)) is not a positive 64-bit number"
+            )
+        }
+        return revision
+    }
+
     private static func int64(_ value: JSONValue?) -> Int64? {
         switch value {
         case .string(let text): Int64(text)

@@ -1,5 +1,5 @@
-/// Splits a byte stream of concatenated JSON objects (the watch response of the etcd gateway, one object a line)
-/// into complete objects, whatever the chunk boundaries.
+/// Splits a byte stream of JSON objects, one a line (the watch response of the etcd gateway), into complete objects,
+/// whatever the chunk boundaries; a line that ends inside an object is an error.
 struct EtcdJSONStreamSplitter {
     /// The largest object accepted; a longer one means the stream is not what it should be.
     let maximumObjectSize: Int
@@ -67,7 +67,15 @@ struct EtcdJSONStreamSplitter {
                     objects.append(Array(self.buffer[start...self.scanned]))
                     self.objectStart = nil
                 }
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+            case UInt8(ascii: "\n"):
+                // The gateway writes each message on one line: a line that ends inside one was cut off, and the
+                // next message would be read as the rest of it.
+                guard self.depth == 0 else {
+                    throw RemoteSyncError.attempt(
+                        "the watch stream from \(self.source) has a message cut off at the end of its line"
+                    )
+                }
+            case UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
                 break
             default:
                 guard self.depth > 0 else {

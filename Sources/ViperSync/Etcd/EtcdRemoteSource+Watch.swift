@@ -88,7 +88,8 @@ extension EtcdRemoteSource {
                                     return skipped
                                 }
                                 for entry in skipped {
-                                    self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
+                                    // At debug: the snapshot carries it, and the Sync Interactor logs each rejection once, a bounded number at a time.
+                                    self.logger.debug("etcd key skipped", metadata: ["entry": "\(entry)"])
                                 }
                                 _ = changed.yield()
                             }

@@ -137,7 +137,8 @@ public final class EtcdRemoteSource: RemoteSource {
                 )
                 let skipped = keySpace.replaceAll(with: result.pairs, revision: result.revision)
                 for entry in skipped {
-                    self.logger.warning("etcd key skipped", metadata: ["entry": "\(entry)"])
+                    // At debug: the snapshot carries it, and the Sync Interactor logs each rejection once, a bounded number at a time.
+                    self.logger.debug("etcd key skipped", metadata: ["entry": "\(entry)"])
                 }
                 if case .notStored(let reason) = await apply(keySpace.snapshot) {
                     // Not taken as done: listed and applied again after the backoff (same endpoint), not watched.

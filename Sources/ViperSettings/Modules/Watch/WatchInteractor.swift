@@ -134,10 +134,17 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 return nil
             }
             guard let start = cursor.positions[module] else {
-                return try await startOver(.cursorLacksModule(module: module))
+                // A cursor of a watch of every module lacks only a module added since it was given out.
+                return try await startOver(
+                    scope.everything ? .moduleAdded(module: module) : .cursorLacksModule(module: module)
+                )
             }
             if start.revision > state.revision {
                 return try await startOver(.cursorAhead(module: module, revision: state.revision))
+            }
+            if start.revision == 0, let index = start.index {
+                // Revision 0 changed nothing: no position inside it was ever given out.
+                return try await startOver(.noSuchPosition(module: module, revision: 0, index: index, changes: 0))
             }
             guard let records = history.records(after: start.revision),
                 start.index == nil || history.record(at: start.revision) != nil
