@@ -2,8 +2,9 @@ import Foundation
 import SettingsAPI
 import Testing
 import ViperSettings
-import ViperSync
 import ViperTestSupport
+
+@testable import ViperSync
 
 /// ``HTTPRemoteSource`` against a real nginx on loopback, and against faulty servers.
 @Suite("HTTP remote source")
@@ -360,6 +361,51 @@ struct HTTPRemoteSourceTests {
             #expect(harness.applied.isEmpty)
             #expect(harness.status.snapshot.state == .failing)
             #expect(harness.status.snapshot.lastError == "HTTP 500 from \(url)")
+        }
+    }
+
+    @Test("HTTP 429 with Retry-After is a failure saying so, and the next attempt waits that long, not the backoff")
+    func retryAfter() async throws {
+        let nginx = try await NginxServer()
+        let url = "\(nginx.baseURL)/429"
+        try await HTTPSourceHarness.run(Self.configuration(url)) { source, harness in
+            try await source.syncNow()
+            let status = harness.status.snapshot
+            #expect(status.state == .failing)
+            #expect(status.lastError == "HTTP 429 from \(url), which asks to retry after 120 s")
+            let wait = (status.nextAttempt ?? 0) - (status.lastAttempt ?? 0)
+            #expect(wait >= 119 && wait <= 121, "the backoff is 30 s: \(wait)")
+        }
+    }
+
+    @Test("the same document under a new ETag (a generated one) is applied without an info line at each poll")
+    func sameDocumentNewETag() async throws {
+        let nginx = try await NginxServer()
+        try nginx.write(Self.first, to: "fleet.json")
+        let recorder = LogRecorder()
+        let url = "\(nginx.baseURL)/fleet.json"
+        try await HTTPSourceHarness.run(Self.configuration(url), logger: recorder.logger) { source, harness in
+            try await source.syncNow()
+            try nginx.write(Self.first, to: "fleet.json")  // the same bytes, a new modification time: a new ETag
+            try await source.syncNow()
+            try nginx.write(Self.second, to: "fleet.json")
+            try await source.syncNow()
+            #expect(harness.applied.count == 3)
+        }
+        #expect(recorder.messages(at: .info) == ["remote document applied", "remote document applied"])
+        #expect(recorder.messages(at: .debug).contains("remote document applied (the same document, under a new ETag)"))
+    }
+
+    @Test("Retry-After in seconds or as an HTTP date; anything else is none")
+    func retryAfterValues() {
+        let now = 1_795_000_000.0
+        #expect(HTTPRetryAfter.wait("120", now: now) == .seconds(120))
+        #expect(HTTPRetryAfter.wait(" 0 ", now: now) == .zero)
+        // 2026-11-18 11:06:40 UTC is `now`; a minute later:
+        #expect(HTTPRetryAfter.wait("Wed, 18 Nov 2026 11:07:40 GMT", now: now) == .seconds(60))
+        #expect(HTTPRetryAfter.wait("Wed, 18 Nov 2026 09:00:00 GMT", now: now) == .zero, "a date past is no wait")
+        for bad in [nil, "", "soon", "-5", "1.5", "Wed, 18 Nov 2026 09:47 GMT"] {
+            #expect(HTTPRetryAfter.wait(bad, now: now) == nil, "\(String(describing: bad))")
         }
     }
 

@@ -42,6 +42,7 @@ final class HTTPSourceHarness: Sendable {
     /// source and shuts the client down (also when `body` throws).
     static func run<Result: Sendable>(
         _ configuration: HTTPSourceConfiguration,
+        logger: Logger = HTTPSourceHarness.logger,
         body: (HTTPRemoteSource, HTTPSourceHarness) async throws -> Result
     ) async throws -> Result {
         let client = HTTPRemoteSource.makeHTTPClient(configuration: configuration)
@@ -49,7 +50,7 @@ final class HTTPSourceHarness: Sendable {
             configuration: configuration,
             httpClient: client,
             clock: ContinuousClock(),
-            logger: Self.logger
+            logger: logger
         )
         let result: Swift.Result<Result, any Error>
         do {

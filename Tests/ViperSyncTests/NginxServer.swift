@@ -3,7 +3,7 @@ import Glibc
 
 /// A real nginx on a free loopback port, serving a temporary document root, for tests.
 ///
-/// The configuration adds `location = /500 { return 500; }`, `location = /304 { return 304; }`, on HTTPS
+/// The configuration adds `location = /500 { return 500; }`, `location = /304 { return 304; }`, `location = /429` (with `Retry-After: 120`), on HTTPS
 /// `location = /to-http` (a redirect to `/fleet.json` over plain HTTP) and a `/secure/` tree that answers 401
 /// unless the request carries `Authorization: Bearer s3cret`. The access log records `STATUS URI` per request. With `tls`,
 /// the same root is also served over HTTPS on ``tlsPort``, with a certificate signed by a test CA for
@@ -115,6 +115,7 @@ final class NginxServer {
                     root \(root);
                     location = /500 { return 500; }
                     location = /304 { return 304; }
+                    location = /429 { add_header Retry-After 120 always; return 429; }
                     location = /loop-a { return 302 /loop-b; }
                     location = /loop-b { return 302 /loop-a; }
                     location ~ ^/hop/(.*)$ { return 302 /hop/$1x; }

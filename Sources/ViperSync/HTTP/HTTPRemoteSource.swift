@@ -17,14 +17,16 @@ public final class HTTPRemoteSource: RemoteSource {
     private struct Cache {
         var etag: String?
         var revision: String?
+        /// The fingerprint of the body last applied: a new ETag on the same bytes is logged at debug only.
+        var body: String?
     }
 
     /// How one attempt ended.
     private enum AttemptEnd {
         /// Fetched (and applied): the status says so.
         case succeeded
-        /// Failed: the status has the reason.
-        case failed
+        /// Failed: the status has the reason; `retryAfter` when the server asked to wait that long.
+        case failed(retryAfter: Duration? = nil)
         /// Cut short because the source stops: the status says nothing of it.
         case interrupted
     }
@@ -32,7 +34,7 @@ public final class HTTPRemoteSource: RemoteSource {
     /// The outcome of one successful exchange.
     private enum Fetched {
         case notModified
-        case document(RemoteSnapshot, etag: String?)
+        case document(RemoteSnapshot, etag: String?, body: String)
     }
 
     /// The configuration this source was made with.
@@ -103,9 +105,13 @@ public final class HTTPRemoteSource: RemoteSource {
             case .succeeded:
                 failures = 0
                 delay = Backoff.jittered(self.configuration.pollInterval)
-            case .failed:
+            case .failed(let retryAfter):
                 failures += 1
-                delay = self.configuration.backoff.delay(attempt: failures)
+                // A server that asks to wait (429, 503 with Retry-After) is left alone that long, up to an hour.
+                delay = max(
+                    self.configuration.backoff.delay(attempt: failures),
+                    min(retryAfter ?? .zero, Self.longestRetryAfter)
+                )
             }
             status.scheduled(nextAttempt: Task.isCancelled ? nil : self.wallClock.now() + HTTPUnixTime.seconds(delay))
             // Answered once the status is complete, so that a `sync` reports the next attempt too.
@@ -146,7 +152,7 @@ public final class HTTPRemoteSource: RemoteSource {
                 let revision = self.cache.withLock { $0.revision }
                 self.logger.debug("remote document not modified", metadata: ["revision": "\(revision ?? "")"])
                 status.succeeded(revision: revision, at: self.wallClock.now())
-            case .document(let snapshot, let etag):
+            case .document(let snapshot, let etag, let body):
                 if case .notStored(let reason) = await apply(snapshot) {
                     // Not taken as done: its ETag is not kept, so the next attempt fetches it again rather than
                     // hearing "not modified" while the previous values stay in force.
@@ -155,14 +161,16 @@ public final class HTTPRemoteSource: RemoteSource {
                         + "stored: \(reason)"
                     self.logger.warning("remote sync failed", metadata: ["error": "\(message)"])
                     status.failed(message, at: self.wallClock.now())
-                    return .failed
+                    return .failed()
                 }
-                self.cache.withLock {
-                    $0.etag = etag
-                    $0.revision = snapshot.revision
+                let same = self.cache.withLock { cache in
+                    defer { (cache.etag, cache.revision, cache.body) = (etag, snapshot.revision, body) }
+                    return cache.body == body
                 }
-                self.logger.info(
-                    "remote document applied",
+                // A server whose ETag changes with every answer (a generated document) would log this each poll.
+                self.logger.log(
+                    level: same ? .debug : .info,
+                    same ? "remote document applied (the same document, under a new ETag)" : "remote document applied",
                     metadata: ["revision": "\(snapshot.revision)", "modules": "\(snapshot.modules.count)"]
                 )
                 status.succeeded(revision: snapshot.revision, at: self.wallClock.now())
@@ -176,9 +184,13 @@ public final class HTTPRemoteSource: RemoteSource {
                 metadata: ["url": "\(self.configuration.url)", "error": "\(message)"]
             )
             status.failed(message, at: self.wallClock.now())
-            return .failed
+            if case .throttled(_, let retryAfter) = error { return .failed(retryAfter: retryAfter) }
+            return .failed()
         }
     }
+
+    /// The longest `Retry-After` heeded: a server cannot stop the sync for longer (a `sync` still asks at once).
+    static let longestRetryAfter = Duration.seconds(3600)
 
     /// One conditional GET, with the body read and parsed, within ``HTTPSourceConfiguration/requestTimeout`` from
     /// connecting to the last byte: the client's own deadline ends with the headers, and its read timeout is reset
@@ -267,11 +279,24 @@ public final class HTTPRemoteSource: RemoteSource {
                 case 200:
                     let bytes = try await Self.readBody(response, limit: configuration.maximumBodySize, url: url)
                     let etag = response.headers.first(name: "ETag")
+                    let fingerprint = Self.fingerprint(bytes)
                     let fallback =
                         etag.flatMap { $0.utf8.count <= HTTPDocumentParser.revisionLimit ? $0 : nil }
-                        ?? "sha:\(Self.fingerprint(bytes))"
+                        ?? "sha:\(fingerprint)"
                     let snapshot = try HTTPDocumentParser.parse(bytes, fallbackRevision: fallback, from: url)
-                    return .document(snapshot, etag: etag)
+                    return .document(snapshot, etag: etag, body: fingerprint)
+                case 429, 503:
+                    let asked = HTTPRetryAfter.wait(
+                        response.headers.first(name: "Retry-After"),
+                        now: self.wallClock.now()
+                    )
+                    guard let asked else { throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)") }
+                    let waited = min(asked, Self.longestRetryAfter)
+                    throw RemoteSyncError.throttled(
+                        "HTTP \(response.status.code) from \(url), which asks to retry after "
+                            + HTTPUnixTime.describe(waited),
+                        retryAfter: waited
+                    )
                 default:
                     throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)")
                 }
