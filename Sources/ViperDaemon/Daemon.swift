@@ -92,6 +92,10 @@ public struct Daemon: Sendable {
             remoteRejections: { recorder.snapshot.rejected },
             refusals: refusals
         )
+        // What changes while the daemon runs, for the STATUS= line (StatusLineService works it out again) and `status`.
+        let liveProblems = Mutex(storageProblems)
+        let configurationRefused = Mutex(false)
+        let schemasRefused = Mutex(false)
         let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger, refusals: refusals)
             .build(
                 source: source,
@@ -99,6 +103,14 @@ public struct Daemon: Sendable {
                 schemas: { catalog.current },
                 minimumInterval: self.configuration.syncMinimumInterval,
                 version: ViperSettingsVersion.current,
+                health: {
+                    DaemonHealth(
+                        unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
+                        rejectedSchemaFiles: catalog.rejectedFiles,
+                        configurationNotReloaded: configurationRefused.withLock { $0 },
+                        schemasNotReloaded: schemasRefused.withLock { $0 }
+                    )
+                },
                 now: { WallClock.system.now() }
             )
         if source == nil {
@@ -136,10 +148,6 @@ public struct Daemon: Sendable {
             eventLoopGroup: servingLoop,
             logger: logger
         )
-        // The parts of the STATUS= line that change while the daemon runs: StatusLineService works them out again.
-        let liveProblems = Mutex(storageProblems)
-        let configurationRefused = Mutex(false)
-        let schemasRefused = Mutex(false)
         let status: @Sendable () -> String = {
             Self.status(
                 of: catalog.current,

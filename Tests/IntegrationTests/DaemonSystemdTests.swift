@@ -119,15 +119,26 @@ struct DaemonSystemdTests {
         )
         let ready = try #require(notify.wait(for: "READY=1"))
         #expect(ready.joined().contains("STATE FILES UNUSABLE"), "\(ready)")
+        // settingsctl status says it too, for an admin without systemd.
+        let broken = daemon.ctl(["status"])
+        #expect(broken.status == 0 && broken.stdout.contains("problems:\n  state files unusable: "), "\(broken)")
+        #expect(broken.stdout.contains(journal.path), "\(broken)")
         try FileManager.default.removeItem(at: journal)
         let healed = notify.wait { $0.hasPrefix("STATUS=") && !$0.contains("STATE FILES UNUSABLE") }
         #expect(healed?.contains("serving 5 modules") == true, "no STATUS= without the problem; log:\n\(daemon.log)")
+        let fine = daemon.ctl(["--json", "status"])
+        #expect(fine.status == 0 && !fine.stdout.contains("problems"), "\(fine)")
         try "{ broken".write(to: modules.appendingPathComponent("power.json"), atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
         let reloaded = try #require(notify.wait(for: "READY=1"))
         #expect(
             reloaded.joined().contains("SCHEMA REJECTED: \(modules.path)/power.json, served as before"),
             "\(reloaded)"
+        )
+        let rejected = daemon.ctl(["status"]).stdout
+        #expect(
+            rejected.contains("  schema file rejected: \(modules.path)/power.json (the log says why)"),
+            "\(rejected)"
         )
     }
 }

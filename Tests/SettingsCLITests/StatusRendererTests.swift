@@ -83,4 +83,24 @@ struct StatusRendererTests {
         #expect(text.contains("rejected:     400000 remote value(s)"), "\(text)")
         #expect(text.hasSuffix("    … and 399999 more (settingsctl explain KEY shows those of a key)"), "\(text)")
     }
+
+    @Test("problems the daemon reports come first, each on its line, escaped")
+    func problems() {
+        let model = StatusViewModel(
+            version: "1.0",
+            modules: 5,
+            keys: 37,
+            sync: SyncStatusViewModel(state: "off", source: ""),
+            now: 1_000,
+            problems: [
+                "state files unusable: open /s/a\u{1b}[2J: Permission denied", "schema file rejected: /m/p.json",
+            ]
+        )
+        #expect(
+            StatusRenderer.render(model)
+                == "viper-settingsd 1.0: 5 modules, 37 keys\nproblems:\n"
+                + "  state files unusable: open /s/a\\u{1b}[2J: Permission denied\n  schema file rejected: /m/p.json\n"
+                + "remote sync: off"
+        )
+    }
 }

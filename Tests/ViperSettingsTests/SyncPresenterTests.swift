@@ -8,14 +8,17 @@ final class MockSyncInteractor: SyncInteractorProtocol {
     let canned: SyncStatus
     let failure: SettingsFailure?
     let callers = Mutex<[Caller]>([])
+    let cannedHealth: DaemonHealth
 
-    init(status: SyncStatus, failure: SettingsFailure? = nil) {
+    init(status: SyncStatus, failure: SettingsFailure? = nil, health: DaemonHealth = .healthy) {
         self.canned = status
         self.failure = failure
+        self.cannedHealth = health
     }
 
     func status() -> SyncStatus { self.canned }
     func served() -> (modules: Int, keys: Int) { (5, 37) }
+    func health() -> DaemonHealth { self.cannedHealth }
     func sync(caller: Caller) async throws(SettingsFailure) -> SyncOutcome {
         self.callers.withLock { $0.append(caller) }
         if let failure { throw failure }
@@ -51,6 +54,38 @@ struct SyncPresenterTests {
         #expect(model.sync.state == "failing")
         #expect(model.sync.revision == "r1" && model.sync.nextAttempt == 160)
         #expect(model.sync.lastError == "HTTP 500 from https://fleet.example/settings.json")
+        #expect(model.problems == nil, "a healthy daemon sends no problems member")
+    }
+
+    @Test("status says what is wrong with the daemon, in words, each problem once")
+    func problems() async {
+        let view = MockView()
+        let health = DaemonHealth(
+            unusableStateFiles: ["open /s/network.json: Permission denied"],
+            rejectedSchemaFiles: ["/m/power.json"],
+            configurationNotReloaded: true,
+            schemasNotReloaded: true
+        )
+        let presenter = SyncPresenter(
+            interactor: MockSyncInteractor(status: Self.failing, health: health),
+            version: "1.0",
+            now: { 120 }
+        )
+        await presenter.handle(.status, caller: Fixtures.bob, view: view)
+        guard case .success(.status(let model)) = view.lastSync else {
+            Issue.record("expected a status, got \(String(describing: view.lastSync))")
+            return
+        }
+        #expect(
+            model.problems == [
+                "state files unusable: open /s/network.json: Permission denied; the modules concerned refuse writes",
+                "schema file rejected: /m/power.json (the log says why)",
+                "configuration not reloaded: the last reload found an error, the previous configuration is in force"
+                    + " (the log says which)",
+                "schemas not reloaded: the last reload could not read the modules directory, the previous schemas are"
+                    + " in force (the log says why)",
+            ]
+        )
     }
 
     @Test("status lists the first 1000 rejected values and counts them all: a source can name 400,000 unknown keys")

@@ -79,13 +79,24 @@ public struct StatusViewModel: Sendable, Hashable, Codable {
     public var sync: SyncStatusViewModel
     /// The daemon's clock, to compute ages.
     public var now: Double
+    /// What is wrong with the daemon now, in words (state files unusable, schema files rejected, a reload refused);
+    /// absent when nothing is.
+    public var problems: [String]?
 
-    public init(version: String, modules: Int, keys: Int, sync: SyncStatusViewModel, now: Double) {
+    public init(
+        version: String,
+        modules: Int,
+        keys: Int,
+        sync: SyncStatusViewModel,
+        now: Double,
+        problems: [String]? = nil
+    ) {
         self.version = version
         self.modules = modules
         self.keys = keys
         self.sync = sync
         self.now = now
+        self.problems = problems
     }
 }
 

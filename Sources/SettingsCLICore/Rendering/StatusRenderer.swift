@@ -4,6 +4,8 @@ package import SettingsAPI
 ///
 /// ```
 /// viper-settingsd 0.1.0: 5 modules, 37 keys
+/// problems:
+///   state files unusable: open /var/lib/viper-settings/network.json: Permission denied; …
 /// remote sync:   ok
 ///   source:      etcd://127.0.0.1:2379/viper
 ///   revision:    42
@@ -15,6 +17,10 @@ package enum StatusRenderer {
     package static func render(_ model: StatusViewModel, style: TextStyle = .plain) -> String {
         let version = TableFormatter.printable(model.version)
         var lines = [style.strong("viper-settingsd \(version): \(model.modules) modules, \(model.keys) keys")]
+        if let problems = model.problems, !problems.isEmpty {
+            lines.append(style.apply(.warning, to: "problems:"))
+            lines += problems.map { "  " + style.apply(.warning, to: TableFormatter.printable($0)) }
+        }
         lines += Self.sync(model.sync, now: model.now)
         return lines.joined(separator: "\n")
     }

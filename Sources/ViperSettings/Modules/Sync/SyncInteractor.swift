@@ -34,6 +34,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
     private let minimumInterval: Duration
     private let elapsed: @Sendable () -> Duration
     private let coalescing = Mutex(Coalescing())
+    private let healthNow: @Sendable () -> DaemonHealth
 
     /// Creates the Interactor.
     ///
@@ -45,6 +46,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
     ///   - accounts: Names of users and groups, for the `writers` of schemas.
     ///   - minimumInterval: A sync asked for within this long after the last one ended returns that one's outcome.
     ///   - clock: Measures `minimumInterval`.
+    ///   - health: What is wrong with the daemon now, for `status`.
     ///   - logger: Where changes and denials are logged.
     public init(
         source: (any RemoteSource)?,
@@ -55,8 +57,10 @@ public final class SyncInteractor: SyncInteractorProtocol {
         minimumInterval: Duration = .seconds(1),
         clock: some Clock<Duration> = ContinuousClock(),
         refusals: RefusalAuditLimiter = RefusalAuditLimiter(),
+        health: @escaping @Sendable () -> DaemonHealth = { .healthy },
         logger: Logger
     ) {
+        self.healthNow = health
         self.refusals = refusals
         self.source = source
         self.recorder = recorder
@@ -69,6 +73,8 @@ public final class SyncInteractor: SyncInteractorProtocol {
     }
 
     public func status() -> SyncStatus { self.recorder.snapshot }
+
+    public func health() -> DaemonHealth { self.healthNow() }
 
     public func served() -> (modules: Int, keys: Int) {
         let schemas = self.schemas()

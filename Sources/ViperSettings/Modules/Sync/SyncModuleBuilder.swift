@@ -36,6 +36,7 @@ public struct SyncModuleBuilder: Sendable {
     ///   - schemas: The schemas served now.
     ///   - minimumInterval: A sync asked for this soon after the last one ended shares its outcome.
     ///   - version: The daemon's version, for `status`.
+    ///   - health: What is wrong with the daemon now, for `status`.
     ///   - now: The wall clock, seconds since the Unix epoch.
     public func build(
         source: (any RemoteSource)?,
@@ -43,6 +44,7 @@ public struct SyncModuleBuilder: Sendable {
         schemas: @escaping @Sendable () -> [ModuleSchema],
         minimumInterval: Duration = .seconds(1),
         version: String,
+        health: @escaping @Sendable () -> DaemonHealth = { .healthy },
         now: @escaping @Sendable () -> Double
     ) -> Module {
         let interactor = SyncInteractor(
@@ -54,6 +56,7 @@ public struct SyncModuleBuilder: Sendable {
             minimumInterval: minimumInterval,
             clock: ContinuousClock(),
             refusals: self.refusals,
+            health: health,
             logger: self.logger
         )
         return Module(

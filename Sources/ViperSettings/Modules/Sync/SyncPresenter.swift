@@ -28,7 +28,8 @@ public struct SyncPresenter: SyncPresenterProtocol {
                         modules: served.modules,
                         keys: served.keys,
                         sync: Self.viewModel(self.interactor.status()),
-                        now: self.now()
+                        now: self.now(),
+                        problems: Self.problems(self.interactor.health())
                     )
                 )
             )
@@ -48,6 +49,27 @@ public struct SyncPresenter: SyncPresenterProtocol {
                 await view.display(failure: SettingsFormatter.error(error))
             }
         }
+    }
+
+    /// What is wrong with the daemon, in words (`nil` when nothing is): each problem once, the files named.
+    static func problems(_ health: DaemonHealth) -> [String]? {
+        var problems = health.unusableStateFiles.map {
+            "state files unusable: \($0); the modules concerned refuse writes"
+        }
+        problems += health.rejectedSchemaFiles.map { "schema file rejected: \($0) (the log says why)" }
+        if health.configurationNotReloaded {
+            problems.append(
+                "configuration not reloaded: the last reload found an error, the previous configuration is in force"
+                    + " (the log says which)"
+            )
+        }
+        if health.schemasNotReloaded {
+            problems.append(
+                "schemas not reloaded: the last reload could not read the modules directory, the previous schemas are"
+                    + " in force (the log says why)"
+            )
+        }
+        return problems.isEmpty ? nil : problems
     }
 
     /// The ViewModel of a sync status.

@@ -1,0 +1,28 @@
+/// What is wrong with the daemon now, as facts, for `status`: the `STATUS=` line systemd shows says the same, but an
+/// admin without systemd (or over `settingsctl`) sees it here.
+public struct DaemonHealth: Sendable, Hashable {
+    /// The state files that cannot be used, each as its storage error's message (`open …: Permission denied`): the
+    /// modules concerned serve what can be read and refuse writes.
+    public var unusableStateFiles: [String]
+    /// The schema files refused at the last start or reload, by path.
+    public var rejectedSchemaFiles: [String]
+    /// Whether the last reload found an error in the configuration file (the previous configuration is in force).
+    public var configurationNotReloaded: Bool
+    /// Whether the last reload could not read the modules directory (the previous schemas are in force).
+    public var schemasNotReloaded: Bool
+
+    /// A daemon with nothing wrong.
+    public static let healthy = DaemonHealth()
+
+    public init(
+        unusableStateFiles: [String] = [],
+        rejectedSchemaFiles: [String] = [],
+        configurationNotReloaded: Bool = false,
+        schemasNotReloaded: Bool = false
+    ) {
+        self.unusableStateFiles = unusableStateFiles
+        self.rejectedSchemaFiles = rejectedSchemaFiles
+        self.configurationNotReloaded = configurationNotReloaded
+        self.schemasNotReloaded = schemasNotReloaded
+    }
+}
