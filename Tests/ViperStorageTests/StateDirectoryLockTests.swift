@@ -83,6 +83,63 @@ struct StateDirectoryLockTests {
         withExtendedLifetime(second) {}
     }
 
+    @Test(
+        "a daemon that takes the lock late reads its modules again: what another daemon acknowledged meanwhile is kept"
+    )
+    func lateLockReadsAgain() async throws {
+        let path = self.scratch.file("state")
+        try Files.write("in the way", to: path)
+        let first = try StateDirectoryLock.acquire(path)
+        let feed = ChangeFeed()
+        let repository = JSONFileRepository(
+            directory: path,
+            threadPool: .singleton,
+            logger: LogRecorder().logger,
+            feed: feed,
+            stateLock: first
+        )
+        try FileManager.default.removeItem(atPath: path)
+        var second: StateDirectoryLock? = try StateDirectoryLock.acquire(path)
+        // A refused write reads the module (nothing there yet); a watcher follows it.
+        _ = await #expect(throws: StorageError.self) {
+            try await repository.update(module: "network") { _ in
+                LocalChange(set: ["proxy.port": .int(1001)], revision: 1)
+            }
+        }
+        #expect(try await repository.state(of: "network").revision == 0)
+        let subscription = feed.subscribe(modules: ["network"])
+        // The other daemon acknowledges two writes, then stops.
+        var other: JSONFileRepository? = JSONFileRepository(
+            directory: path,
+            threadPool: .singleton,
+            logger: LogRecorder().logger,
+            stateLock: second
+        )
+        for (revision, mode) in [(Int64(1), "auto"), (2, "manual")] {
+            _ = try await other?.update(module: "network") { _ in
+                LocalChange(set: ["proxy.mode": .string(mode)], revision: revision)
+            }
+        }
+        await other?.close()
+        // Stopped: its repository and lock are gone.
+        (other, second) = (nil, nil)
+        let written = await Eventually.wait {
+            (try? await repository.update(module: "network") { state in
+                LocalChange(set: ["proxy.port": .int(1003)], revision: state.revision + 1)
+            }) != nil
+        }
+        #expect(written)
+        let state = try await repository.state(of: "network")
+        #expect(state.revision == 3, "on top of the other daemon's revision 2, never below it")
+        #expect(state.local == ["proxy.mode": .string("manual"), "proxy.port": .int(1003)])
+        // Reopened from the files: the same.
+        let reopened = JSONFileRepository(directory: path, threadPool: .singleton, logger: LogRecorder().logger)
+        #expect(try await reopened.state(of: "network") == state)
+        // Its watcher was told to start over from what the files hold (awaited only when the state was read again).
+        guard written, state.revision == 3 else { return }
+        #expect(await subscription.next() == .reset(module: "network", cause: .stateReloaded))
+    }
+
     @Test("a state directory that cannot be created is an error at start, naming it: not created later, unlocked")
     func cannotCreate() throws {
         let parent = self.scratch.file("parent")

@@ -71,6 +71,11 @@ public actor JSONFileRepository: SettingsRepository {
     var inFlight: InFlightBatch?
     /// Callers of ``close()`` waiting for the journals.
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether the modules loaded are what the files hold under this daemon's lock: false until the lock is held
+    /// (another daemon may write the files meanwhile), see ``lockedForWriting()``.
+    var holdsLockedState: Bool
+    /// Callers waiting while another takes the lock and loads the modules again; `nil` when none is taking it.
+    var lockWaiters: [CheckedContinuation<Void, Never>]?
 
     /// Creates a repository over `directory`, which is created on the first write when it is missing.
     ///
@@ -116,6 +121,7 @@ public actor JSONFileRepository: SettingsRepository {
         self.compactAfterBytes = compactAfterBytes
         self.feed = feed
         self.stateLock = stateLock
+        self.holdsLockedState = stateLock?.isHeld ?? true
     }
 
     deinit {
@@ -273,6 +279,7 @@ public actor JSONFileRepository: SettingsRepository {
     /// The module's entry, as ``entry(for:)``. A module whose files could not be used is loaded again first;
     /// throws when they still cannot be used.
     func writableEntry(for module: String) async throws(StorageError) -> ModuleEntry {
+        if !self.holdsLockedState { try await self.lockedForWriting() }
         var entry = try await self.entry(for: module)
         if let failure = entry.loadFailure {
             if self.entries[module] === entry { self.entries[module] = nil }
@@ -316,6 +323,15 @@ public actor JSONFileRepository: SettingsRepository {
             for waiter in self.loading.removeValue(forKey: module) ?? [] { waiter.resume() }
             if case .failure(let error) = result { throw error }
         }
+    }
+
+    /// The modules being loaded now.
+    var loadingModules: [String] { Array(self.loading.keys) }
+
+    /// Returns once the load of `module` under way has ended.
+    func loaded(_ module: String) async {
+        guard self.loading[module] != nil else { return }
+        await withCheckedContinuation { self.loading[module, default: []].append($0) }
     }
 
     /// Loads the files of those of `modules` not loaded yet, on every core, in one job of the thread pool: at start,
