@@ -70,6 +70,24 @@ struct SchemaConsistencyTests {
         #expect(error.reason == example.reason)
     }
 
+    @Test(
+        "a null constraint or text is refused, not taken for left out (it would drop the constraint unseen)",
+        arguments: [
+            (#""pattern": null"#, "pattern", "string"), (#""range": null"#, "range", "int"),
+            (#""choices": null"#, "choices", "string"), (#""maxLength": null"#, "maxLength", "string"),
+            (#""title": null"#, "title", "int"), (#""summary": null"#, "summary", "bool"),
+        ]
+    )
+    func nullMember(member: String, key: String, type: String) throws {
+        let value = type == "bool" ? "true" : type == "int" ? "1" : #""a""#
+        let item = #"{"id": "i", "type": "\#(type)", "default": \#(value), \#(member)}"#
+        let error = try #require(try Self.error(Self.module(item: item)))
+        #expect(error.path == "$.sections[0].items[0].\(key)")
+        #expect(error.reason == "null: leave the key out for none")
+        let writers = #"{"module": "m", "writers": null, "description": null, "sections": [{"id": "s", "items": []}]}"#
+        #expect(try Self.error(writers)?.reason == "null: leave the key out for none")
+    }
+
     static let types = ["bool", "int", "double", "string", "strings"]
     static let constraints = ["choices", "maxItems", "maxLength", "pattern", "range"]
 

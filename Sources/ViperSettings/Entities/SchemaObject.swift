@@ -12,8 +12,13 @@ struct SchemaObject {
         return SchemaField(value, parent: self.path, member: key)
     }
 
+    /// The member `key`, `nil` when it is left out. A `null` is refused, not taken for left out: read strictly, a
+    /// schema cannot drop a constraint (`"pattern": null`) without a word.
     func optionalMember(_ key: String) throws(SchemaError) -> SchemaField? {
-        guard let value = self.members[key], value != .null else { return nil }
+        guard let value = self.members[key] else { return nil }
+        guard value != .null else {
+            throw SchemaError(path: self.path(of: key), reason: "null: leave the key out for none")
+        }
         return SchemaField(value, parent: self.path, member: key)
     }
 
