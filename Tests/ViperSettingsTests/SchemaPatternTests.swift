@@ -124,10 +124,10 @@ struct SchemaPatternTests {
         let pattern = try #require(Self.bundledPatterns().first { $0.key == "locale.language.lang" }?.pattern)
         let program = try PatternProgram(pattern)
         for name in ["en_US.utf8", "en_US.UTF-8", "C.utf8", "C.UTF-8", "POSIX", "de_DE.utf8@euro", "fr_FR"] {
-            #expect(program.matches(name), "\(name)")
+            #expect(program.matches(name) == true, "\(name)")
         }
         for name in ["en_US.UTF8", "en_US.utf-8", "en_US.UTF-8 ", "EN_us"] {
-            #expect(!program.matches(name), "\(name)")
+            #expect(program.matches(name) == false, "\(name)")
         }
     }
 
@@ -150,10 +150,10 @@ struct SchemaPatternTests {
         let pattern = try #require(try Self.bundledPatterns().first { $0.key == "network.dns.servers" }).pattern
         let program = try PatternProgram(pattern)
         for value in ["1.1.1.1:53", "fe80::1%eth0", "[::1]:53", "::1", "2001:db8::1#dns.example", "::ffff:1.2.3.4"] {
-            #expect(program.matches(value), "\(value)")
+            #expect(program.matches(value) == true, "\(value)")
         }
         for value in ["cafe", "...", ":", "256.1.1.1", "[::1]", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7:8::"] {
-            #expect(!program.matches(value), "\(value)")
+            #expect(program.matches(value) == false, "\(value)")
         }
     }
 
@@ -225,7 +225,33 @@ struct SchemaPatternTests {
             }
         }
         let network = try #require(try Self.bundledPatterns().first { $0.key == "network.dns.servers" }).pattern
-        #expect(!(try PatternProgram(network).matches(String(repeating: "1:", count: 32 << 10))))
+        #expect(try PatternProgram(network).matches(String(repeating: "1:", count: 32 << 10)) == false)
+    }
+
+    @Test("a long value for a pattern whose program is live all at once is refused past the matcher's step limit")
+    func stepLimit() throws {
+        let value = String(repeating: "a", count: 64_000)
+        for pattern in [".*(?:a?){1000}(?:a?){1000}(?:a?){1000}b", "(?:.*a){1000}b", "(?:(?!b)(?:.*a.*a.*a.*a)){500}z"]
+        {
+            let program = try PatternProgram(pattern)
+            #expect(program.matches(value, stepLimit: 300_000) == nil, "\(pattern)")
+            // A short value of the same pattern is decided.
+            #expect(program.matches(String(repeating: "a", count: 20), stepLimit: 300_000) == false, "\(pattern)")
+        }
+        // The daemon's limit (about a tenth of a second in a release build; the checks below take seconds in a
+        // debug one).
+        let pattern = "(?:.*a){1000}b"
+        let type = SettingType.string(choices: nil, pattern: pattern, maxLength: nil)
+        let refused = #expect(throws: ValueRejection.self) { try type.checked(.string(value)) }
+        #expect(refused?.reason.hasPrefix("is too long to check against the pattern (?:.*a){1000}b (more than") == true)
+        let list = #expect(throws: ValueRejection.self) {
+            try SettingType.strings(pattern: pattern).checked(.strings([value]))
+        }
+        #expect(list?.reason.hasPrefix("item 1 is too long to check against the pattern") == true)
+        // The bundled patterns decide a value of the largest size.
+        for (key, pattern) in try Self.bundledPatterns() {
+            #expect(try PatternProgram(pattern).matches(String(repeating: "a1.", count: 21_000)) != nil, "\(key)")
+        }
     }
 }
 

@@ -11,6 +11,9 @@ struct PatternStateSet {
     private var marks: [Int]
     private var generation = 1
     private var stack: [Int] = []
+    /// The instructions visited so far, at every position: the matcher's work, which ``PatternProgram/stepLimit``
+    /// bounds.
+    private(set) var visits = 0
 
     /// An empty set for a program of `size` instructions.
     init(size: Int) { self.marks = Array(repeating: 0, count: size) }
@@ -29,6 +32,7 @@ struct PatternStateSet {
         while let pc = self.stack.popLast() {
             guard self.marks[pc] != self.generation else { continue }
             self.marks[pc] = self.generation
+            self.visits += 1
             switch program[pc] {
             case .scalars:
                 self.states.append(pc)

@@ -164,8 +164,16 @@ extension SettingType {
             if texts.contains(where: Self.hasControlCharacters) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
-            if let pattern, let index = texts.firstIndex(where: { [matches = Self.matcher(pattern)] in !matches($0) }) {
-                throw ValueRejection("item \(index + 1) must match the pattern \(Self.shown(pattern: pattern))")
+            if let pattern {
+                let matches = Self.matcher(pattern)
+                for (index, text) in texts.enumerated() {
+                    switch matches(text) {
+                    case true: continue
+                    case false:
+                        throw ValueRejection("item \(index + 1) must match the pattern \(Self.shown(pattern: pattern))")
+                    case nil: throw Self.tooCostly(pattern, item: index + 1)
+                    }
+                }
             }
             return value
         case (.int(let range), .int(let number)):
@@ -194,8 +202,12 @@ extension SettingType {
             if let maxLength, text.unicodeScalars.count > maxLength {
                 throw ValueRejection("must be at most \(maxLength) characters, has \(text.unicodeScalars.count)")
             }
-            if let pattern, !Self.matcher(pattern)(text) {
-                throw ValueRejection("must match the pattern \(Self.shown(pattern: pattern))")
+            if let pattern {
+                switch Self.matcher(pattern)(text) {
+                case true: break
+                case false: throw ValueRejection("must match the pattern \(Self.shown(pattern: pattern))")
+                case nil: throw Self.tooCostly(pattern, item: nil)
+                }
             }
             return value
         default:
@@ -219,9 +231,20 @@ extension SettingType {
 
     /// Whether a whole text matches the regular expression `pattern`, in linear time: its program was compiled
     /// when the schema was loaded, and is taken from the cache; a pattern the matcher refuses matches nothing.
-    private static func matcher(_ pattern: String) -> (String) -> Bool {
+    /// `nil` when telling would take the matcher more than ``PatternProgram/stepLimit`` steps.
+    private static func matcher(_ pattern: String) -> (String) -> Bool? {
         guard let program = try? PatternProgram.compiled(pattern) else { return { _ in false } }
-        return program.matches
+        return { program.matches($0) }
+    }
+
+    /// A value too long to check against `pattern` in bounded time (the matcher's work is the value's length times
+    /// the live part of the pattern): refused, so that one check cannot hold the daemon for seconds.
+    private static func tooCostly(_ pattern: String, item: Int?) -> ValueRejection {
+        ValueRejection(
+            "\(item.map { "item \($0) is" } ?? "is") too long to check against the pattern"
+                + " \(Self.shown(pattern: pattern)) (more than \(PatternProgram.stepLimit) steps of the matcher): a"
+                + " shorter value, or a simpler pattern in the schema"
+        )
     }
 
     /// Unicode's control characters (category Cc): C0, DEL and C1, whose U+009B starts a terminal escape sequence
