@@ -173,6 +173,12 @@ struct SettingsPresenterTests {
         await presenter.handle(.explain(path: "proxy.mode"), caller: Fixtures.bob, view: view)
         guard case .success(.explain(let other)) = view.last else { return }
         #expect(other.ignored == nil)
+        // A string is repeated as JSON, so that its blanks and quotes show.
+        let text = ModuleState(revision: 4, local: ["proxy.port": .string("a b")])
+        let again = SettingsPresenter(interactor: MockInteractor(state: text), dataManager: SettingsDataManager())
+        await again.handle(.explain(path: "proxy.port"), caller: Fixtures.bob, view: view)
+        guard case .success(.explain(let string)) = view.last else { return }
+        #expect(string.ignored?.first?.hasPrefix(#"local "a b": "#) == true, "\(String(describing: string.ignored))")
     }
 
     @Test("a failure of the Interactor reaches the View as the declared error, its facts put in words")

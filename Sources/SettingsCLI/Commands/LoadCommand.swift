@@ -22,7 +22,7 @@ package struct LoadCommand: SettingsCommand {
 
             --dry-run applies nothing and prints what would change and every value that cannot be loaded, with \
             its reason; anyone may run it (it does not check that you may write). It exits with the status of the \
-            first problem (4, 5 or 6) if any.
+            first problem (4, 5 or 6) if any, 8 for --if-revision, 1 when a module's state files cannot be written.
 
             --if-revision MODULE=N (repeatable) refuses the load, with exit status 8, unless MODULE is still at \
             revision N (as dump printed it): a compare-and-set against overwriting a change made since.

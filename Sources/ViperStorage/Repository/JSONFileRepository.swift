@@ -279,7 +279,18 @@ public actor JSONFileRepository: SettingsRepository {
     /// The module's entry, as ``entry(for:)``. A module whose files could not be used is loaded again first;
     /// throws when they still cannot be used.
     func writableEntry(for module: String) async throws(StorageError) -> ModuleEntry {
-        if !self.holdsLockedState { try await self.lockedForWriting() }
+        if !self.holdsLockedState {
+            do {
+                try await self.lockedForWriting()
+            } catch {
+                // The module's own files say more, when they cannot be used either (the directory is a file).
+                if let entry = self.entries[module], entry.loadFailure != nil { self.entries[module] = nil }
+                if let failure = try await self.entry(for: module).loadFailure {
+                    throw StorageError("module '\(module)' refuses writes: \(failure.message)", errno: failure.errno)
+                }
+                throw error
+            }
+        }
         var entry = try await self.entry(for: module)
         if let failure = entry.loadFailure {
             if self.entries[module] === entry { self.entries[module] = nil }

@@ -228,8 +228,8 @@ struct ModuleLoader: Sendable {
         if loaded.state.revision < floor {
             logger.warning(
                 """
-                Module \(module) continues at revision \(floor), above revision \(repair.highest) found in its files, \
-                so that no revision is reused for another state
+                Module \(module) continues at revision \(floor), \(floor > repair.highest ? "above" : "at the highest") \
+                revision \(repair.highest) found in its files, so that no revision is reused for another state
                 """
             )
             loaded.state.revision = floor

@@ -201,7 +201,8 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
                 ignored: setting.ignored.isEmpty
                     ? nil
                     : setting.ignored.map {
-                        "\($0.layer.rawValue) \(SettingsFormatter.display($0.value)): \($0.reason)"
+                        // As JSON, as a problem with a value repeats it: `local "a b"`, not `local a b`.
+                        "\($0.layer.rawValue) \(SettingsFormatter.cut($0.value.json.serialized())): \($0.reason)"
                     }
             )
         )
