@@ -99,6 +99,23 @@ struct CompletionQuotingTests {
         #expect(values("", shell: nil) == Self.odd)
     }
 
+    @Test("a choice that begins with '-' is offered only after a --: else the value would be read as an option")
+    func dashedChoices() {
+        let reply = """
+            {"parameters":{"module":"odd","title":"Odd","description":"","revision":1,"sections":[\
+            {"id":"s","title":"S","items":[\
+            {"key":"odd.s.c","type":"string","limits":{"choices":["-n","--json","ok"]}}]}]}}
+            """
+        func values(_ words: [String]) -> [String] {
+            let server = FakeVarlinkServer(reply: reply)
+            defer { _ = server.finish() }
+            let line = ["settingsctl", "--socket", server.path] + words
+            return CompletionCandidates.complete(.value, words: line, index: line.count - 1, prefix: "", shell: "bash")
+        }
+        #expect(values(["set", "odd.s.c", ""]) == ["ok"])
+        #expect(values(["set", "odd.s.c", "--", ""]) == ["-n", "--json", "ok"])
+    }
+
     @Test("settingsctl's bash script adds its own candidates as they are, never through compgen -W")
     func bashScript() {
         let generated = SettingsCtl.completionScript(for: .bash)

@@ -62,9 +62,11 @@ package struct CompletionCandidates: Sendable {
         case .value:
             guard let key = CompletionWords.positionals(in: words, before: index).dropFirst().first else { return [] }
             // fish 3 hands the word over unquoted: a value is also compared with it as it is.
+            // A value that begins with '-' would be read as an option unless a `--` came before it: offered then only.
+            let terminated = words.prefix(index).contains("--")
             found = candidates.values(key: key, prefix: "").filter {
                 $0.hasPrefix(typed.text) || (quoting != .bash && quoting != .zsh && $0.hasPrefix(prefix))
-            }
+            }.filter { terminated || !$0.hasPrefix("-") }
         }
         guard let quoting else { return CompletionQuoting.printable(found) }
         return quoting.quoted(found, typed: typed)
