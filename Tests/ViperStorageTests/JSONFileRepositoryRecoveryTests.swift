@@ -285,6 +285,32 @@ struct JSONFileRepositoryRecoveryTests {
         #expect(next.revision == 6 && next.local == ["proxy.port": .int(6)], "\(next)")
     }
 
+    @Test("a snapshot whose history names a revision above its own (a damaged digit) goes on above the history")
+    func historyAboveTheSnapshot() async throws {
+        let record = #"{"revision": 50, "cause": {"uid": 0, "pid": 1}, "changes": []}"#
+        try Files.write(
+            #"{"format": 1, "module": "network", "revision": 2, "local": {"proxy.port": 5}, "history": {"floor": 49, "records": [\#(record)]}}"#,
+            to: self.scratch.file("network.json")
+        )
+        let recorder = LogRecorder()
+        let state = try await makeRepository(self.scratch.path, recorder: recorder).state(of: "network")
+        #expect(state.revision == 51 && state.local == ["proxy.port": .int(5)], "\(state)")
+        #expect(
+            recorder.messages(at: .warning).contains {
+                $0.contains("is at revision 2 but its history names revision 50")
+            },
+            "\(recorder.messages(at: .warning))"
+        )
+        // A history that does not read is said, at notice.
+        try Files.write(
+            #"{"format": 1, "module": "display", "revision": 3, "local": {}, "history": "x"}"#,
+            to: self.scratch.file("display.json")
+        )
+        let other = LogRecorder()
+        #expect(try await makeRepository(self.scratch.path, recorder: other).state(of: "display").revision == 3)
+        #expect(other.messages(at: .notice).contains { $0.contains("does not read") }, "\(other.messages(at: .notice))")
+    }
+
     @Test("complete lines that cannot be read at all each held a revision: the module goes on above all of them")
     func unreadableLinesCountAsRevisions() async throws {
         let journal =

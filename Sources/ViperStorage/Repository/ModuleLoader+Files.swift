@@ -20,6 +20,23 @@ extension ModuleLoader {
             loaded.state = snapshot.state
             repair.snapshotRevision = snapshot.state.revision
             repair.highest = max(repair.highest, snapshot.state.revision)
+            if let named = snapshot.historyHighest, named > snapshot.state.revision {
+                // A revision damaged (a flipped digit) would go back: the history shows how far it had come.
+                logger.warning(
+                    """
+                    The snapshot \(path) is at revision \(snapshot.state.revision) but its history names revision \
+                    \(named): the module goes on above it
+                    """,
+                    metadata: ["file": "\(path)"]
+                )
+                repair.highest = max(repair.highest, named)
+                repair.lostText = true
+            } else if snapshot.historyUnread {
+                logger.notice(
+                    "The change history in \(path) does not read; a watcher resuming from before gets a resync",
+                    metadata: ["file": "\(path)"]
+                )
+            }
             if !snapshot.skippedKeys.isEmpty {
                 logger.warning(
                     "Skipped stored values that are not valid setting values in \(path): \(snapshot.skippedKeys)",

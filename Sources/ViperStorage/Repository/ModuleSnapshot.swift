@@ -25,6 +25,10 @@ struct ModuleSnapshot {
     var state: ModuleState
     /// Keys whose stored value is not a valid setting value, skipped.
     var skippedKeys: [String] = []
+    /// The highest revision the history names, read or not: above the snapshot's own, the revision was damaged.
+    var historyHighest: Int64?
+    /// Whether the file has a history that does not read (it is dropped: watchers resuming from before resync).
+    var historyUnread = false
 
     /// The file's bytes for `state`.
     static func encode(module: String, state: ModuleState) -> [UInt8] {
@@ -46,5 +50,10 @@ struct ModuleSnapshot {
             history: ChangeRecordJSON.history(document.json["history"], revision: document.revision)
         )
         self.skippedKeys = local.skipped.sorted()
+        let records = document.json["history"]?["records"]?.arrayValue ?? []
+        self.historyHighest = records.compactMap { $0["revision"]?.intValue }.max()
+        let member = document.json["history"]
+        self.historyUnread =
+            member != nil && (member?.objectValue == nil || (!records.isEmpty && self.state.history.records.isEmpty))
     }
 }
