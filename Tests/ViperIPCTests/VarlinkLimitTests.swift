@@ -1,4 +1,6 @@
+import NIOCore
 import SettingsAPI
+import Synchronization
 import Testing
 import ViperIPC
 
@@ -88,13 +90,20 @@ struct VarlinkLimitTests {
     func idleTimeoutSparesCalls() async throws {
         // The call must reach the server before the idle timeout: 5 s leaves room for a loaded machine.
         try await TestServer.with(idleTimeout: .seconds(5)) { server in
-            try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
-                try await client.send(#"{"method": "org.example.test.Slow"}"#)
-                await server.interface.slowStarted.wait()
-                // Not synchronization: the time that must pass without the busy connection being closed.
-                try await Task.sleep(for: .seconds(6))
-                server.interface.slowRelease.fire()
-                #expect(try await client.readReply() == ["parameters": ["done": true]])
+            let replied = Mutex(false)
+            do {
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { client in
+                    try await client.send(#"{"method": "org.example.test.Slow"}"#)
+                    await server.interface.slowStarted.wait()
+                    // Not synchronization: the time that must pass without the busy connection being closed.
+                    try await Task.sleep(for: .seconds(6))
+                    server.interface.slowRelease.fire()
+                    #expect(try await client.readReply() == ["parameters": ["done": true]])
+                    replied.withLock { $0 = true }
+                }
+            } catch ChannelError.ioOnClosedChannel where replied.withLock({ $0 }) {
+                // Idle again after its reply, the connection may be closed by the server before the client closes
+                // it, on a machine slow enough: what the test is about, the reply, arrived.
             }
         }
     }
