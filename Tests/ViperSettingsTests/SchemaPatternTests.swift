@@ -247,7 +247,23 @@ struct SchemaPatternTests {
         let list = #expect(throws: ValueRejection.self) {
             try SettingType.strings(pattern: pattern).checked(.strings([value]))
         }
-        #expect(list?.reason.hasPrefix("item 1 is too long to check against the pattern") == true)
+        #expect(list?.reason.hasPrefix("up to item 1, the list is too long to check against the pattern") == true)
+        // The bound is the whole value's: items each within it, together past it, are refused as well.
+        let items = Array(repeating: String(repeating: "a", count: 30) + "b", count: 4)
+        let few = SettingType.strings(pattern: "(?:.*a){30}b")
+        #expect(try few.checked(.strings(items)) == .strings(items))
+        var budget = 3_000_000
+        let program = try PatternProgram("(?:.*a){1000}b")
+        var decided = 0
+        while decided < 100,
+            program.matches(String(repeating: "a", count: 1000 + decided) + "b", budget: &budget) == true
+        {
+            decided += 1
+        }
+        #expect(decided >= 1 && decided < 100 && budget == 0, "each item takes its steps from the budget: \(decided)")
+        // A costly decision is kept: the same text again costs nothing.
+        var again = 10
+        #expect(program.matches(String(repeating: "a", count: 1000) + "b", budget: &again) == true && again == 10)
         // The bundled patterns decide a value of the largest size.
         for (key, pattern) in try Self.bundledPatterns() {
             #expect(try PatternProgram(pattern).matches(String(repeating: "a1.", count: 21_000)) != nil, "\(key)")

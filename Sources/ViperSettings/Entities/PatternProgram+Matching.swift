@@ -12,16 +12,38 @@ extension PatternProgram {
     /// A lookahead is decided at every position before the main program runs: its body, compiled backwards, runs
     /// once from the end of the text towards its start, and marks each position where a match of the body starts.
     package func matches(_ text: String, stepLimit: Int = PatternProgram.stepLimit) -> Bool? {
+        var budget = stepLimit
+        return self.matches(text, budget: &budget)
+    }
+
+    /// Whether the whole of `text` matches, as ``matches(_:stepLimit:)``, within what is left of `budget` (the steps
+    /// of a whole value, over its items), from which it takes the steps spent; `nil` when they would exceed it. A
+    /// decision that cost many steps is kept (a stored value is checked again at every read that shows it).
+    package func matches(_ text: String, budget: inout Int) -> Bool? {
+        if let known = self.decided(text) { return known }
+        let before = budget
+        let result = self.deciding(text, budget: &budget)
+        if let result, before - budget >= Self.keptAbove { self.keep(text, result) }
+        return result
+    }
+
+    /// Runs the program over `text`, taking the instructions visited from `budget`; `nil` past it.
+    private func deciding(_ text: String, budget: inout Int) -> Bool? {
+        let stepLimit = budget
         let scalars = text.unicodeScalars.map(\.value)
         var tables: [[Bool]] = []
         var visits = 0
         for program in self.lookaheads {
             guard let table = Self.starts(of: program, in: scalars, tables: tables, visits: &visits, limit: stepLimit)
-            else { return nil }
+            else {
+                budget = 0
+                return nil
+            }
             tables.append(table)
         }
         var current = PatternStateSet(size: self.main.count)
         var next = PatternStateSet(size: self.main.count)
+        defer { budget = max(0, stepLimit - visits - current.visits - next.visits) }
         current.add(0, of: self.main, at: 0, count: scalars.count, tables: tables)
         for (offset, scalar) in scalars.enumerated() {
             next.clear()

@@ -25,6 +25,11 @@ package final class PatternProgram: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The most instructions a pattern may compile to, its lookaheads included (`{n,m}` copies what it repeats).
+    /// A decision that cost at least this many steps is kept (``decided(_:)``), for the texts checked again and again.
+    static let keptAbove = 200_000
+    /// The most decisions kept per program.
+    static let keptLimit = 64
+
     package static let maxInstructions = 10_000
 
     /// The pattern as the schema wrote it.
@@ -34,6 +39,8 @@ package final class PatternProgram: Sendable, Hashable, CustomStringConvertible 
     /// The body of each lookahead, compiled backwards (see ``matches(_:)``); a lookahead nested in another comes
     /// first.
     let lookaheads: [[Instruction]]
+    /// Texts whose decision cost many steps, and the decision: a stored value is checked at every read that shows it.
+    private let costly = Mutex<[String: Bool]>([:])
 
     /// Compiles `source`, or throws what it holds that the matcher does not take.
     package init(_ source: String) throws(PatternError) {
@@ -42,6 +49,19 @@ package final class PatternProgram: Sendable, Hashable, CustomStringConvertible 
         self.source = source
         self.main = main
         self.lookaheads = lookaheads
+    }
+
+    /// The decision kept for `text`, if one was.
+    func decided(_ text: String) -> Bool? {
+        self.costly.withLock { $0[text] }
+    }
+
+    /// Keeps the decision for `text`; past ``keptLimit`` texts, starts over.
+    func keep(_ text: String, _ result: Bool) {
+        self.costly.withLock { kept in
+            if kept.count >= Self.keptLimit { kept.removeAll(keepingCapacity: true) }
+            kept[text] = result
+        }
     }
 
     /// Compiled programs by source text: a check compiles nothing that a schema load compiled already.

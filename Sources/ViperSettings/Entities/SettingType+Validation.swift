@@ -164,16 +164,19 @@ extension SettingType {
             if texts.contains(where: Self.hasControlCharacters) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
-            if let pattern {
-                let matches = Self.matcher(pattern)
+            if let pattern, let program = try? PatternProgram.compiled(pattern) {
+                // One bound for the whole value, over its items.
+                var budget = PatternProgram.stepLimit
                 for (index, text) in texts.enumerated() {
-                    switch matches(text) {
+                    switch program.matches(text, budget: &budget) {
                     case true: continue
                     case false:
                         throw ValueRejection("item \(index + 1) must match the pattern \(Self.shown(pattern: pattern))")
                     case nil: throw Self.tooCostly(pattern, item: index + 1)
                     }
                 }
+            } else if pattern != nil, !texts.isEmpty {
+                throw ValueRejection("item 1 must match the pattern \(Self.shown(pattern: pattern!))")
             }
             return value
         case (.int(let range), .int(let number)):
@@ -241,7 +244,7 @@ extension SettingType {
     /// the live part of the pattern): refused, so that one check cannot hold the daemon for seconds.
     private static func tooCostly(_ pattern: String, item: Int?) -> ValueRejection {
         ValueRejection(
-            "\(item.map { "item \($0) is" } ?? "is") too long to check against the pattern"
+            "\(item.map { "up to item \($0), the list is" } ?? "is") too long to check against the pattern"
                 + " \(Self.shown(pattern: pattern)) (more than \(PatternProgram.stepLimit) steps of the matcher): a"
                 + " shorter value, or a simpler pattern in the schema"
         )
