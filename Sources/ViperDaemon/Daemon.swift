@@ -104,7 +104,10 @@ public struct Daemon: Sendable {
                 minimumInterval: self.configuration.syncMinimumInterval,
                 version: ViperSettingsVersion.current,
                 health: {
-                    DaemonHealth(
+                    // The state files as they are now: a problem fixed since is not listed any more.
+                    let problems = await repository.problems(modules: catalog.current.map(\.name))
+                    liveProblems.withLock { $0 = problems }
+                    return DaemonHealth(
                         unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
                         rejectedSchemaFiles: catalog.rejectedFiles,
                         configurationNotReloaded: configurationRefused.withLock { $0 },

@@ -15,10 +15,15 @@ struct StorageFaultDaemonTests {
         #expect(set.status != 0)
         #expect(set.stderr.contains("\(daemon.stateDirectory.path) cannot be used"), "\(set)")
         #expect(daemon.log.contains("is a regular file, expected a directory"), "\(daemon.log)")
-        // Fixed while running: the next write goes through.
+        // status says so (no systemd here), as STATUS= would.
+        let broken = daemon.ctl(["status"])
+        #expect(broken.stdout.contains("problems:\n  state files unusable: "), "\(broken)")
+        // Fixed while running: the next write goes through, and status lists no problem any more.
         try FileManager.default.removeItem(at: daemon.stateDirectory)
         #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
         #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "8080\n")
+        let fixed = daemon.ctl(["status"])
+        #expect(fixed.status == 0 && !fixed.stdout.contains("problems:"), "\(fixed)")
     }
 
     @Test("a revision of 2^63-1 in a state file: set fails with a clear error and the daemon keeps serving")

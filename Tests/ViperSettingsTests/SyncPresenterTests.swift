@@ -18,7 +18,7 @@ final class MockSyncInteractor: SyncInteractorProtocol {
 
     func status() -> SyncStatus { self.canned }
     func served() -> (modules: Int, keys: Int) { (5, 37) }
-    func health() -> DaemonHealth { self.cannedHealth }
+    func health() async -> DaemonHealth { self.cannedHealth }
     func sync(caller: Caller) async throws(SettingsFailure) -> SyncOutcome {
         self.callers.withLock { $0.append(caller) }
         if let failure { throw failure }

@@ -369,7 +369,15 @@ public actor JSONFileRepository: SettingsRepository {
     /// with it (a file where the directory should be, a directory where a file should be): for a report at start.
     public func problems(modules: [String]) async -> [StorageError] {
         let files = self.files
-        return (try? await self.threadPool.runIgnoringCancellation { files.problems(modules: modules) }) ?? []
+        let found = (try? await self.threadPool.runIgnoringCancellation { files.problems(modules: modules) }) ?? []
+        guard found.isEmpty, !self.holdsLockedState else { return found }
+        // The files are fine, but this daemon could not lock the directory at start: another may hold it now.
+        return [
+            StorageError(
+                "the state directory \(self.directory) is not locked by this daemon (it could not be at start): each"
+                    + " write tries to take the lock first, and is refused while another viper-settingsd holds it"
+            )
+        ]
     }
 
     /// Module names come from schemas; anything that could escape the directory or hide a file is refused, and so

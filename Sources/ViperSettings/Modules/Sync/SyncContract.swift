@@ -108,7 +108,7 @@ public protocol SyncInteractorProtocol: Sendable {
     /// How many modules and keys are served now.
     func served() -> (modules: Int, keys: Int)
     /// What is wrong with the daemon now (state files, schema files, a reload refused).
-    func health() -> DaemonHealth
+    func health() async -> DaemonHealth
     /// Syncs now and waits for the attempt. Only root and writers of some module may; calls that arrive while a
     /// sync runs, or shortly after one ended, share that one instead of asking the source again.
     func sync(caller: Caller) async throws(SettingsFailure) -> SyncOutcome

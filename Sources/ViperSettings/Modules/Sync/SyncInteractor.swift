@@ -34,7 +34,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
     private let minimumInterval: Duration
     private let elapsed: @Sendable () -> Duration
     private let coalescing = Mutex(Coalescing())
-    private let healthNow: @Sendable () -> DaemonHealth
+    private let healthNow: @Sendable () async -> DaemonHealth
 
     /// Creates the Interactor.
     ///
@@ -57,7 +57,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
         minimumInterval: Duration = .seconds(1),
         clock: some Clock<Duration> = ContinuousClock(),
         refusals: RefusalAuditLimiter = RefusalAuditLimiter(),
-        health: @escaping @Sendable () -> DaemonHealth = { .healthy },
+        health: @escaping @Sendable () async -> DaemonHealth = { .healthy },
         logger: Logger
     ) {
         self.healthNow = health
@@ -74,7 +74,7 @@ public final class SyncInteractor: SyncInteractorProtocol {
 
     public func status() -> SyncStatus { self.recorder.snapshot }
 
-    public func health() -> DaemonHealth { self.healthNow() }
+    public func health() async -> DaemonHealth { await self.healthNow() }
 
     public func served() -> (modules: Int, keys: Int) {
         let schemas = self.schemas()

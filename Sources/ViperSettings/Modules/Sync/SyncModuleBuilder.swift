@@ -44,7 +44,7 @@ public struct SyncModuleBuilder: Sendable {
         schemas: @escaping @Sendable () -> [ModuleSchema],
         minimumInterval: Duration = .seconds(1),
         version: String,
-        health: @escaping @Sendable () -> DaemonHealth = { .healthy },
+        health: @escaping @Sendable () async -> DaemonHealth = { .healthy },
         now: @escaping @Sendable () -> Double
     ) -> Module {
         let interactor = SyncInteractor(

@@ -21,6 +21,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
         switch event {
         case .status:
             let served = self.interactor.served()
+            let health = await self.interactor.health()
             await view.display(
                 .status(
                     StatusViewModel(
@@ -29,7 +30,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
                         keys: served.keys,
                         sync: Self.viewModel(self.interactor.status()),
                         now: self.now(),
-                        problems: Self.problems(self.interactor.health())
+                        problems: Self.problems(health)
                     )
                 )
             )
