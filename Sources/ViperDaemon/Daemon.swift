@@ -117,7 +117,12 @@ public struct Daemon: Sendable {
                 now: { WallClock.system.now() }
             )
         if source == nil {
-            // Remote sync off: no source's values are in force, nor its revision.
+            // Remote sync off: no source's values are in force, nor its revision; nor those another daemon's source
+            // left while this one could not lock the state directory, once it can.
+            await repository.whenReadAgain {
+                await sync.interactor.dropCachedValues(serialized: false)
+                await sync.interactor.refresh()
+            }
             await sync.interactor.dropCachedValues()
             await sync.interactor.refresh()
         } else {

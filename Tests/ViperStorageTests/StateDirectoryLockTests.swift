@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ViperSettings
 import ViperStorage
@@ -98,6 +99,12 @@ struct StateDirectoryLockTests {
             feed: feed,
             stateLock: first
         )
+        // Told once, when the lock is taken and the modules read again, before the write that took it goes on.
+        let readAgain = Mutex<[Int64]>([])
+        await repository.whenReadAgain {
+            let revision = (try? await repository.state(of: "network").revision) ?? -1
+            readAgain.withLock { $0.append(revision) }
+        }
         try FileManager.default.removeItem(atPath: path)
         var second: StateDirectoryLock? = try StateDirectoryLock.acquire(path)
         // A refused write reads the module (nothing there yet); a watcher follows it.
@@ -129,6 +136,7 @@ struct StateDirectoryLockTests {
             }) != nil
         }
         #expect(written)
+        #expect(readAgain.withLock { $0 } == [2], "once, with the other daemon's state, before the write")
         let state = try await repository.state(of: "network")
         #expect(state.revision == 3, "on top of the other daemon's revision 2, never below it")
         #expect(state.local == ["proxy.mode": .string("manual"), "proxy.port": .int(1003)])
@@ -138,6 +146,11 @@ struct StateDirectoryLockTests {
         // Its watcher was told to start over from what the files hold (awaited only when the state was read again).
         guard written, state.revision == 3 else { return }
         #expect(await subscription.next() == .reset(module: "network", cause: .stateReloaded))
+        // A later write does not read the files again.
+        _ = try await repository.update(module: "network") { state in
+            LocalChange(set: ["proxy.port": .int(1004)], revision: state.revision + 1)
+        }
+        #expect(readAgain.withLock { $0 } == [2])
     }
 
     @Test("a state directory that cannot be created is an error at start, naming it: not created later, unlocked")

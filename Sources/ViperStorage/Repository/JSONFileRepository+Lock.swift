@@ -27,11 +27,19 @@ extension JSONFileRepository {
             if failure == nil {
                 await self.reloadAfterLocking()
                 self.holdsLockedState = true
+                // What the daemon does with state it did not write (remote values while its sync is off), first.
+                await self.readAgain?()
             }
             for waiter in self.lockWaiters ?? [] { waiter.resume() }
             self.lockWaiters = nil
             if let failure { throw failure }
         }
+    }
+
+    /// Calls `handler` once the state directory's lock was taken late and every module read again, before the write
+    /// that took it goes on: the files may hold what another daemon wrote (remote values of its own source).
+    public func whenReadAgain(_ handler: @escaping @Sendable () async -> Void) {
+        self.readAgain = handler
     }
 
     /// Reads every loaded module again from its files, now that the lock is held.

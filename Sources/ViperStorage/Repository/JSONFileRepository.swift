@@ -76,6 +76,8 @@ public actor JSONFileRepository: SettingsRepository {
     var holdsLockedState: Bool
     /// Callers waiting while another takes the lock and loads the modules again; `nil` when none is taking it.
     var lockWaiters: [CheckedContinuation<Void, Never>]?
+    /// Told once the lock was taken late and the modules read again, before any other write goes on.
+    var readAgain: (@Sendable () async -> Void)?
 
     /// Creates a repository over `directory`, which is created on the first write when it is missing.
     ///
