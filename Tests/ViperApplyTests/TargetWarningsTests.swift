@@ -91,6 +91,11 @@ struct TargetWarningsTests {
             ]
         )
         #expect(TemplateNames.topLevel("{{#a}}{{b}}{{^c}}{{d}}{{/c}}{{/a}}{{e}}{{{f}}}{{! g}}") == ["a", "e", "f"])
+        // An inverted section, or one over a transform, enters no value: the names in it are at the top.
+        #expect(
+            TemplateNames.topLevel("{{^a}}{{b}}{{/a}}{{#empty(c)}}{{d}}{{#e}}{{f}}{{/e}}{{/empty(c)}}")
+                == ["a", "b", "c", "d", "e"]
+        )
     }
 
     @Test("a transform swift-mustache does not have is warned about: its section would silently never render")

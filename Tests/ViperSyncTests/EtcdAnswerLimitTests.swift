@@ -47,10 +47,11 @@ struct EtcdAnswerLimitTests {
         let key = EtcdBase64.encode(Array("viper/m/recommended/s.k".utf8))
         let kv = #"{"key":"\#(key)","value":"MQ=="}"#
         let refused: [(body: String, reason: String)] = [
-            (#"{"header":{"revision":"5"},"kvs":null,"count":"1"}"#, "range: the answer counts \"1\" keys but lists 0"),
+            (#"{"header":{"revision":"5"},"kvs":null,"count":"1"}"#, "range: kvs is not a list but null"),
             (#"{"header":{"revision":"5"},"count":"1"}"#, "range: the answer counts \"1\" keys but lists 0"),
             (#"{"header":{"revision":"5"},"kvs":{"a":1}}"#, #"range: kvs is not a list but {"a":1}"#),
             (#"{"header":{"revision":"5"},"kvs":"nope"}"#, #"range: kvs is not a list but "nope""#),
+            (#"{"header":{"revision":"5"},"kvs":null}"#, "range: kvs is not a list but null"),
             (
                 #"{"header":{"revision":"5"},"kvs":[\#(kv)],"count":"100","more":true}"#,
                 "range: the answer says more keys follow (more: true), none was asked to"

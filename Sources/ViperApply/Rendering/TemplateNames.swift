@@ -18,21 +18,23 @@ enum TemplateNames {
         Self.names(of: TemplateTags(scanning: source).tags.filter { $0.printsValue && !$0.content.contains("(") })
     }
 
-    /// The names looked up outside of every section (a section's own name included), once each, in order: inside
-    /// one, a name may be a member of the section's value (`{{#network.proxy}}{{host}}{{/network.proxy}}`), at the
-    /// top it can only be a module, `is.…` or `revision.…`.
+    /// The names looked up outside of every section that enters a value (a section's own name included), once each,
+    /// in order: inside `{{#network.proxy}}…`, a name may be a member of its value (`{{host}}`); at the top it can only
+    /// be a module, `is.…` or `revision.…`. An inverted section (`{{^…}}`) enters nothing, nor does a section over
+    /// a transform (`{{#empty(…)}}`, a Boolean): the names in them are looked up at the top as well.
     static func topLevel(_ source: String) -> [String] {
-        var depth = 0
+        var entered: [Bool] = []
         var tags: [TemplateTags.Tag] = []
         for tag in TemplateTags(scanning: source).tags {
+            let top = !entered.contains(true)
             switch tag.sigil {
             case "#", "^":
-                if depth == 0 { tags.append(tag) }
-                depth += 1
+                if top { tags.append(tag) }
+                entered.append(tag.sigil == "#" && !tag.content.contains("("))
             case "/":
-                depth = max(0, depth - 1)
+                _ = entered.popLast()
             case nil, "{", "&":
-                if depth == 0 { tags.append(tag) }
+                if top { tags.append(tag) }
             default:
                 break
             }

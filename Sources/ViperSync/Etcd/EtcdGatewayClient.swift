@@ -49,8 +49,9 @@ struct EtcdGatewayClient: Sendable {
         // What the answer lists must be every key: a member (or a proxy) that answers otherwise is not believed, or
         // every fleet value and lock would be dropped as if the fleet had removed them.
         let listed: [JSONValue]
+        // etcd leaves `kvs` out when there is none: an explicit null is not its answer.
         switch document["kvs"] {
-        case nil, .null: listed = []
+        case nil: listed = []
         case .array(let kvs): listed = kvs
         case let other?: throw RemoteSyncError.attempt("range: kvs is not a list but \(other.serialized().prefix(40))")
         }
