@@ -86,6 +86,9 @@ struct SchemaConsistencyTests {
         #expect(error.reason == "null: leave the key out for none")
         let writers = #"{"module": "m", "writers": null, "description": null, "sections": [{"id": "s", "items": []}]}"#
         #expect(try Self.error(writers)?.reason == "null: leave the key out for none")
+        // A key that is required is not told to be left out.
+        let type = try #require(try Self.error(Self.module(item: #"{"id": "i", "type": null, "default": 1}"#)))
+        #expect(type.path == "$.sections[0].items[0].type" && type.reason == "expected a string, found null")
     }
 
     static let types = ["bool", "int", "double", "string", "strings"]

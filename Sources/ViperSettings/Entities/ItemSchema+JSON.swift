@@ -14,7 +14,8 @@ extension ItemSchema {
     /// Reads and checks an item: its keys against its type, its constraints, its choices and its default.
     init(field: SchemaField) throws(SchemaError) {
         let object = try field.object()
-        let typeName = try object.optionalMember("type")?.string()
+        // Read as it is, for the keys it takes: a `type` missing, null or not a string is said below.
+        let typeName = object.members["type"]?.stringValue
         try Self.checkKeys(of: object, typeName: typeName.flatMap { Self.typeNames.contains($0) ? $0 : nil })
         self.id = try object.member("id").identifier()
         self.title = try object.optionalMember("title")?.string() ?? self.id

@@ -292,9 +292,12 @@ public final class HTTPRemoteSource: RemoteSource {
                     )
                     guard let asked else { throw RemoteSyncError.attempt("HTTP \(response.status.code) from \(url)") }
                     let waited = min(asked, Self.longestRetryAfter)
+                    let wait =
+                        asked > Self.longestRetryAfter
+                        ? "more than an hour (the next attempt is in an hour, the most heeded)"
+                        : asked == .zero ? "no time (a date past)" : HTTPUnixTime.describe(asked)
                     throw RemoteSyncError.throttled(
-                        "HTTP \(response.status.code) from \(url), which asks to retry after "
-                            + HTTPUnixTime.describe(waited),
+                        "HTTP \(response.status.code) from \(url), which asks to retry after \(wait)",
                         retryAfter: waited
                     )
                 default:
