@@ -164,17 +164,19 @@ extension SettingType {
             if texts.contains(where: Self.hasControlCharacters) {
                 throw ValueRejection("must not contain control characters (such as newlines)")
             }
-            if let pattern {
+            if let pattern, let program = try? PatternProgram.compiled(pattern) {
                 // One bound for the whole value, over its items.
                 var budget = PatternProgram.stepLimit
                 for (index, text) in texts.enumerated() {
-                    switch Self.matches(pattern, text, budget: &budget) {
+                    switch program.matches(text, budget: &budget) {
                     case true: continue
                     case false:
                         throw ValueRejection("item \(index + 1) must match the pattern \(Self.shown(pattern: pattern))")
                     case nil: throw Self.tooCostly(pattern, item: index + 1)
                     }
                 }
+            } else if pattern != nil, !texts.isEmpty {
+                throw ValueRejection("item 1 must match the pattern \(Self.shown(pattern: pattern!))")
             }
             return value
         case (.int(let range), .int(let number)):
@@ -204,8 +206,7 @@ extension SettingType {
                 throw ValueRejection("must be at most \(maxLength) characters, has \(text.unicodeScalars.count)")
             }
             if let pattern {
-                var budget = PatternProgram.stepLimit
-                switch Self.matches(pattern, text, budget: &budget) {
+                switch Self.matcher(pattern)(text) {
                 case true: break
                 case false: throw ValueRejection("must match the pattern \(Self.shown(pattern: pattern))")
                 case nil: throw Self.tooCostly(pattern, item: nil)
@@ -231,12 +232,12 @@ extension SettingType {
         ValueRejection("is \(size) bytes long, more than the limit of \(limit) bytes (max-value-size)")
     }
 
-    /// Whether a whole text matches the regular expression `pattern`, in linear time, within what is left of
-    /// `budget` (``PatternProgram/matches(_:budget:)``): its program was compiled when the schema was loaded, and is
-    /// taken from the cache; a pattern the matcher refuses matches nothing. `nil` past the budget.
-    private static func matches(_ pattern: String, _ text: String, budget: inout Int) -> Bool? {
-        guard let program = try? PatternProgram.compiled(pattern) else { return false }
-        return program.matches(text, budget: &budget)
+    /// Whether a whole text matches the regular expression `pattern`, in linear time: its program was compiled
+    /// when the schema was loaded, and is taken from the cache; a pattern the matcher refuses matches nothing.
+    /// `nil` when telling would take the matcher more than ``PatternProgram/stepLimit`` steps.
+    private static func matcher(_ pattern: String) -> (String) -> Bool? {
+        guard let program = try? PatternProgram.compiled(pattern) else { return { _ in false } }
+        return { program.matches($0) }
     }
 
     /// A value too long to check against `pattern` in bounded time (the matcher's work is the value's length times
