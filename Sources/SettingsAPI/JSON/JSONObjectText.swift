@@ -83,7 +83,7 @@ public struct JSONObjectText<Key: CodingKey>: ~Copyable {
     }
 
     private mutating func name(_ key: Key) {
-        let name = key.stringValue
+        var name = key.stringValue
         #if DEBUG
         if let lastKey = self.lastKey {
             assert(lastKey < name, "JSONObjectText: member '\(name)' written after '\(lastKey)'")
@@ -95,7 +95,7 @@ public struct JSONObjectText<Key: CodingKey>: ~Copyable {
         // Coding keys are identifiers: nothing in them to escape (checked in debug builds).
         assert(!name.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
         self.out.append(UInt8(ascii: "\""))
-        self.out.append(contentsOf: name.utf8)
+        name.withUTF8 { self.out.append(contentsOf: $0) }
         self.out.append(UInt8(ascii: "\""))
         self.out.append(UInt8(ascii: ":"))
     }

@@ -86,6 +86,13 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// The bytes a string is escaped for, or that may start an invisible character (0xE2, 0xEF, 0xD8): one load per
+    /// byte in the scan for a plain string.
+    private static let mayNeedEscape: [Bool] = (0...255).map { byte in
+        byte < 0x20 || byte == Int(UInt8(ascii: "\"")) || byte == Int(UInt8(ascii: "\\")) || byte == 0xE2
+            || byte == 0xEF || byte == 0xD8
+    }
+
     /// Appends `value` in decimal, as `String(value)` spells it, without making the string (a reply or a journal line
     /// writes several integers).
     static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
@@ -111,12 +118,7 @@ extension JSONValue {
         // Most strings need no escape: appended whole, straight from their UTF-8 storage. The invisible characters
         // start with 0xE2 or 0xEF in UTF-8, U+061C with 0xD8.
         let plain = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes
-            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
-                || byte == 0xEF || byte == 0xD8
-            {
-                return false
-            }
+            for byte in bytes where Self.mayNeedEscape[Int(byte)] { return false }
             out.append(contentsOf: bytes)
             return true
         }
