@@ -83,7 +83,7 @@ package enum CommandLinePreflight {
     /// The failure for an unknown command, with the closest known name when one is close.
     static func unknownCommand(_ name: String) -> CLIFailure {
         let closest = Self.commandNames.filter { $0 != "help" }
-            .map { (name: $0, distance: NameSuggestion.editDistance($0, name)) }
+            .map { (name: $0, distance: ClosestName.editDistance($0, name)) }
             .min { $0.distance < $1.distance }
         var message = "unknown command '\(name)'"
         if let closest, closest.distance <= 2 || closest.name.hasPrefix(name) {

@@ -86,7 +86,7 @@ struct SettingsctlTransferTests {
             in: daemon
         )
         let dryRun = daemon.ctl(["load", "--dry-run", path])
-        #expect(dryRun.status == 4, "the first problem is an unknown key: \(dryRun)")
+        #expect(dryRun.status == 6, "the first problem, by key, is a locked key: \(dryRun)")
         #expect(dryRun.stdout.contains("display.output.scale: 1.5 -> 2.0 (local)"), "\(dryRun.stdout)")
         #expect(dryRun.stdout.contains("network.proxy.nope: the schema of network has no such key"))
         #expect(
@@ -95,7 +95,7 @@ struct SettingsctlTransferTests {
         )
         #expect(dryRun.stdout.contains("network.proxy.mode: locked by fleet policy"), "\(dryRun.stdout)")
         let load = daemon.ctl(["load", path])
-        #expect(load.status == 4, "\(load)")
+        #expect(load.status == 6, "\(load)")
         #expect(load.stderr.contains("nothing was loaded") && load.stderr.contains("network.proxy.mode: locked"))
         #expect(daemon.ctl(["get", "display.output.scale"]).stdout == "1.5\n", "nothing of the file was applied")
         #expect(daemon.ctl(["get", "network.dns.cache"]).stdout == "true\n")

@@ -51,15 +51,15 @@ struct SettingsCtlTests {
     @Test("the closest name is a typo's: a few edits, letter case and swapped neighbours counted as one")
     func closestName() {
         let keys = ["network.proxy.port", "network.proxy.host", "network.proxy.mode", "network.dns.cache"]
-        #expect(NameSuggestion.closest(to: "network.proxy.prot", in: keys) == "network.proxy.port")
-        #expect(NameSuggestion.closest(to: "Network.Proxy.Mode", in: keys) == "network.proxy.mode")
-        #expect(NameSuggestion.closest(to: "network.dns.cahce", in: keys) == "network.dns.cache")
-        #expect(NameSuggestion.closest(to: "network.zzz.qqq", in: keys) == nil)
-        #expect(NameSuggestion.closest(to: "netwrok", in: ["network", "display", "power"]) == "network")
-        #expect(NameSuggestion.closest(to: "x", in: ["network"]) == nil)
-        #expect(NameSuggestion.closest(to: "", in: ["network"]) == nil)
+        #expect(ClosestName.closest(to: "network.proxy.prot", in: keys) == "network.proxy.port")
+        #expect(ClosestName.closest(to: "Network.Proxy.Mode", in: keys) == "network.proxy.mode")
+        #expect(ClosestName.closest(to: "network.dns.cahce", in: keys) == "network.dns.cache")
+        #expect(ClosestName.closest(to: "network.zzz.qqq", in: keys) == nil)
+        #expect(ClosestName.closest(to: "netwrok", in: ["network", "display", "power"]) == "network")
+        #expect(ClosestName.closest(to: "x", in: ["network"]) == nil)
+        #expect(ClosestName.closest(to: "", in: ["network"]) == nil)
         #expect(
-            NameSuggestion.editDistance("potr", "port") == 1 && NameSuggestion.editDistance("kitten", "sitting") == 3
+            ClosestName.editDistance("potr", "port") == 1 && ClosestName.editDistance("kitten", "sitting") == 3
         )
     }
 

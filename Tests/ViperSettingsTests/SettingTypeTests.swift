@@ -182,6 +182,21 @@ struct SettingTypeTests {
         #expect(JSONValue.int(80).givenText == "80")
     }
 
+    @Test("a choice that could not be told apart in the constraint's list is shown as its JSON string")
+    func constraintChoices() {
+        let type = SettingType.string(
+            choices: ["a b", "-x", "(none)", #""q""#, "", "plain", "a,b"],
+            pattern: nil,
+            maxLength: nil
+        )
+        #expect(
+            SettingsFormatter.constraint(type)
+                == #"one of "a b", -x, "(none)", "\"q\"", "", plain, "a,b""#
+        )
+        let plain = SettingType.string(choices: ["none", "manual", "auto"], pattern: nil, maxLength: nil)
+        #expect(SettingsFormatter.constraint(plain) == "one of none, manual, auto")
+    }
+
     @Test("display: an empty string is \"\", and a string in double quotes is its JSON string, so they differ")
     func displayOfQuotedStrings() {
         #expect(SettingsFormatter.display(.string("")) == #""""#)
@@ -210,7 +225,7 @@ struct SettingTypeTests {
         let tiny = #expect(throws: ValueRejection.self) { try SettingType.double(range: nil).value(fromText: "1e-400") }
         #expect(tiny?.reason.contains("too small") == true)
         #expect(try SettingType.double(range: nil).value(fromText: "0e-400") == .double(0))
-        #expect(try SettingType.double(range: nil).value(fromText: "5e-324") == .double(5e-324))
+        #expect(try SettingType.double(range: nil).value(fromText: "5e-324") == .double(.leastNonzeroMagnitude))
     }
 
     @Test("gsettings habits in a list's text are refused with the forms taken, not stored as written")

@@ -77,6 +77,28 @@ struct SettingsInteractorTests {
         #expect(try await self.repository.state(of: "network") == .empty)
     }
 
+    @Test("a typed value that does not fit is repeated as JSON: the string \"80\" is told from the number 80")
+    func setInvalidTyped() async throws {
+        await #expect(
+            throws: SettingsFailure.invalidValue(
+                key: "network.proxy.port",
+                value: #""80""#,
+                reason: "expected an integer, found a string"
+            )
+        ) {
+            try await self.interactor.set(path: "proxy.port", input: .json("80"), caller: Fixtures.root)
+        }
+        await #expect(
+            throws: SettingsFailure.invalidValue(
+                key: "network.proxy.port",
+                value: "0",
+                reason: "must be within 1..65535"
+            )
+        ) {
+            try await self.interactor.set(path: "proxy.port", input: .json(0), caller: Fixtures.root)
+        }
+    }
+
     @Test("an unknown key is reported with its full name")
     func unknownKey() async {
         await #expect(throws: SettingsFailure.noSuchKey(key: "network.nope")) {

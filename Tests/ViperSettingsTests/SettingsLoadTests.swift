@@ -56,10 +56,13 @@ struct SettingsLoadTests {
 
     @Test("an unknown key or an invalid value refuses the whole load, and each is named")
     func refused() async throws {
-        let request = LoadRequest(values: ["proxy.port": 0, "proxy.mode": "auto", "proxy.nope": 1], mode: .apply)
+        let request = LoadRequest(
+            values: ["proxy.port": 0, "proxy.mode": "auto", "proxy.nosuchthing": 1],
+            mode: .apply
+        )
         await #expect(
             throws: SettingsFailure.loadRefused(problems: [
-                .noSuchKey(key: "network.proxy.nope"),
+                .noSuchKey(key: "network.proxy.nosuchthing"),
                 .invalidValue(key: "network.proxy.port", value: "0", reason: "must be within 1..65535"),
             ])
         ) {
@@ -69,28 +72,40 @@ struct SettingsLoadTests {
         #expect(try await self.repository.state(of: "network").revision == 4)
     }
 
-    @Test("a section given as a key, or a key in other letter case or with blanks, is named as such")
+    @Test(
+        "a section given as a key, a key in other letter case, with blanks, with its module in front or mistyped is named as such"
+    )
     func nearKeys() async throws {
-        let request = LoadRequest(values: ["proxy": ["port": 80], "Proxy.Port ": 81, "proxy.nope": 1], mode: .preview)
+        let request = LoadRequest(
+            values: [
+                "proxy": ["port": 80], "Proxy.Port ": 81, "proxy.nosuchthing": 1, "network.proxy.port": 82,
+                "proxy.prot": 83,
+            ],
+            mode: .preview
+        )
         let outcome = try await self.interactor.load(request, caller: Fixtures.root)
         #expect(
             outcome.problems == [
                 .noSuchKey(key: "network.Proxy.Port ", meant: "network.proxy.port"),
+                .noSuchKey(key: "network.network.proxy.port", meant: "network.proxy.port"),
                 .noSuchKey(key: "network.proxy", section: true),
-                .noSuchKey(key: "network.proxy.nope"),
+                .noSuchKey(key: "network.proxy.nosuchthing"),
+                .noSuchKey(key: "network.proxy.prot", meant: "network.proxy.port"),
             ]
         )
         let reasons = outcome.problems.map { SettingsFormatter.problem($0).reason }
         #expect(reasons[0] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
-        #expect(reasons[1].contains("'proxy' is a section: name each of its keys in full (\"proxy.ITEM\": value)"))
-        #expect(reasons[2] == "the schema of network has no such key")
+        #expect(reasons[1] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
+        #expect(reasons[2].contains("'proxy' is a section: name each of its keys in full (\"proxy.ITEM\": value)"))
+        #expect(reasons[3] == "the schema of network has no such key")
+        #expect(reasons[4] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
     }
 
     @Test("a preview writes nothing, lists the problems, and anyone may ask; applying needs a writer")
     func preview() async throws {
-        let request = LoadRequest(values: ["proxy.port": 9000, "proxy.nope": 1], mode: .preview)
+        let request = LoadRequest(values: ["proxy.port": 9000, "proxy.nosuchthing": 1], mode: .preview)
         let outcome = try await self.interactor.load(request, caller: Fixtures.bob)
-        #expect(outcome.problems == [.noSuchKey(key: "network.proxy.nope")])
+        #expect(outcome.problems == [.noSuchKey(key: "network.proxy.nosuchthing")])
         #expect(outcome.changes.map { $0.after.value } == [.int(9000)])
         #expect(outcome.revision == 4)
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
@@ -99,10 +114,12 @@ struct SettingsLoadTests {
         verify.mode = .verify
         let denied = LoadProblem.permissionDenied(module: "network", uid: 1001, writers: Fixtures.network.writers)
         let verified = try await self.interactor.load(verify, caller: Fixtures.bob)
-        #expect(verified.problems == [denied, .noSuchKey(key: "network.proxy.nope")])
+        #expect(verified.problems == [denied, .noSuchKey(key: "network.proxy.nosuchthing")])
         var apply = request
         apply.mode = .apply
-        await #expect(throws: SettingsFailure.loadRefused(problems: [denied, .noSuchKey(key: "network.proxy.nope")])) {
+        await #expect(
+            throws: SettingsFailure.loadRefused(problems: [denied, .noSuchKey(key: "network.proxy.nosuchthing")])
+        ) {
             try await self.interactor.load(apply, caller: Fixtures.bob)
         }
         #expect(try await self.repository.state(of: "network").local["proxy.port"] == .int(8080))
@@ -274,11 +291,33 @@ struct SettingsLoadTests {
         #expect(view.last == .failure(.noSuchModule(module: "bogus")))
     }
 
+    @Test("a module the daemon does not serve is named with the one it most likely meant, and problems come by key")
+    func mistypedModule() async throws {
+        let view = MockView()
+        await TransferPresenter(presenters: ["network": self.presenter]).load(
+            ["netwrk": ["proxy.port": 80], "zzz": [:], "network": ["proxy.port": 0, "dns.cache": "x", "a.b": 1]],
+            replace: false,
+            ifRevision: [:],
+            dryRun: true,
+            caller: Fixtures.root,
+            on: view
+        )
+        guard case .success(.load(let result)) = view.last else {
+            Issue.record("expected a dry run's result, got \(String(describing: view.last))")
+            return
+        }
+        #expect(
+            result.problems.map(\.key) == ["network.a.b", "network.dns.cache", "network.proxy.port", "netwrk", "zzz"]
+        )
+        #expect(result.problems.first { $0.key == "netwrk" }?.reason == "no such module; did you mean 'network'?")
+        #expect(result.problems.first { $0.key == "zzz" }?.reason == "no such module")
+    }
+
     @Test("a non-writer's load lists every problem of the file, the module it may not write among them")
     func nonWriterSeesEveryProblem() async throws {
         let view = MockView()
         await TransferPresenter(presenters: ["network": self.presenter]).load(
-            ["network": ["proxy.port": "80", "proxy.nope": 1, "dns.cache": "true"], "bogus": [:]],
+            ["network": ["proxy.port": "80", "proxy.nosuchthing": 1, "dns.cache": "true"], "bogus": [:]],
             replace: false,
             ifRevision: ["network": 99],
             dryRun: false,
@@ -303,7 +342,7 @@ struct SettingsLoadTests {
                     reason: #""true": expected a boolean, found a string"#
                 ),
                 LoadProblemViewModel(
-                    key: "network.proxy.nope",
+                    key: "network.proxy.nosuchthing",
                     problem: .noSuchKey,
                     reason: "the schema of network has no such key"
                 ),

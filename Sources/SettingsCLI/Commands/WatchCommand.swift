@@ -14,7 +14,8 @@ package struct WatchCommand: ParsableCommand {
 
             --after CURSOR resumes after the event that printed CURSOR: exactly the changes that followed it, none \
             missed or repeated, also after the daemon restarted. When the daemon no longer keeps the history that \
-            far back (it keeps the changes of the last 256 revisions per module, at most 4096 changes), or the watcher \
+            far back (it keeps the changes of the last 256 revisions per module, at most 4096 changes and 4 MiB of \
+            values), or the watcher \
             read too slowly, a resync line is \
             printed and the current values follow. CURSOR is taken only as watch printed it (network:42, \
             display:7,network:42.1); anything else (network:042, network:+42, a blank) is a usage error (exit 2). \

@@ -18,7 +18,7 @@ package enum NameSuggestion {
                 module.contains(".") && modules.contains(first)
                 // A key or section where a module was expected (`show network.proxy.port`).
                 ? "'\(TableFormatter.printable(module))' is not a module: its module is \(first)"
-                : Self.closest(to: module, in: modules).map { "did you mean '\($0)'?" }
+                : ClosestName.closest(to: module, in: modules).map { "did you mean '\($0)'?" }
             guard let hint else { return failure }
             suggested.message = CLIFailure.noSuch("module", module, hint: hint)
         } else if name == SettingsErrorViewModel.noSuchKey(key: "").errorName, let key = parameters["key"]?.stringValue
@@ -35,7 +35,9 @@ package enum NameSuggestion {
         let modules = Self.modules(client)
         let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
         guard let first = parts.first else { return nil }
-        guard let module = modules.contains(first) ? first : Self.closest(to: first, in: modules) else { return nil }
+        guard let module = modules.contains(first) ? first : ClosestName.closest(to: first, in: modules) else {
+            return nil
+        }
         let listing = "settingsctl show \(module) lists its keys"
         if parts.count == 1, module == first {
             return ("'\(TableFormatter.printable(first))' is a module: a key is MODULE.SECTION.ITEM", listing)
@@ -47,7 +49,7 @@ package enum NameSuggestion {
             return ("'\(TableFormatter.printable(key))' is a section: a key is MODULE.SECTION.ITEM", listing)
         }
         // Nothing close: where the module's keys are listed, at least.
-        return (Self.closest(to: asked, in: keys).map { "did you mean '\($0)'?" }, listing)
+        return (ClosestName.closest(to: asked, in: keys).map { "did you mean '\($0)'?" }, listing)
     }
 
     private static func modules(_ client: VarlinkClient) -> [String] {
@@ -62,43 +64,5 @@ package enum NameSuggestion {
             let shown = try? JSONValueDecoder().decode(ModuleViewModel.self, from: reply)
         else { return [] }
         return shown.sections.flatMap(\.items).map(\.key)
-    }
-
-    /// The candidate closest to `name` (edit distance, letter case ignored), when it is close enough to be a typo:
-    /// at most a third of the name's length, and at most 3 edits; the first in order when several are as close.
-    package static func closest(to name: String, in candidates: [String]) -> String? {
-        let target = name.lowercased()
-        guard !target.isEmpty else { return nil }
-        let limit = min(3, max(1, target.count / 3))
-        var best: (distance: Int, name: String)?
-        for candidate in candidates.sorted() where candidate != name {
-            let lowered = candidate.lowercased()
-            // No length is further apart than its difference: most candidates need no table.
-            guard abs(lowered.count - target.count) <= limit else { continue }
-            let distance = Self.editDistance(target, lowered)
-            if distance <= limit, distance < (best?.distance ?? .max) { best = (distance, candidate) }
-        }
-        return best?.name
-    }
-
-    /// The edit distance between `a` and `b`: insertions, deletions, substitutions, and swaps of two neighbours
-    /// (`potr` is one edit from `port`), each one edit.
-    package static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        var beforePrevious: [Int] = []
-        var previous = Array(0...b.count)
-        for i in a.indices {
-            var current = [i + 1]
-            for j in b.indices {
-                var distance = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1))
-                if i > 0, j > 0, a[i] == b[j - 1], a[i - 1] == b[j] {
-                    distance = min(distance, beforePrevious[j - 1] + 1)
-                }
-                current.append(distance)
-            }
-            (beforePrevious, previous) = (previous, current)
-        }
-        return previous[b.count]
     }
 }

@@ -39,6 +39,18 @@ public enum SettingsFormatter {
         }
     }
 
+    /// A choice as the constraint lists it: a word as it is, anything that could not be told apart in the list (an
+    /// empty string, blanks, a comma, a quote, a control character, the `(none)` that stands for no value) as its
+    /// JSON string.
+    private static func choice(_ text: String) -> String {
+        let plain =
+            !text.isEmpty && text != ItemViewModel.noValueText
+            && !text.unicodeScalars.contains {
+                $0.properties.isWhitespace || $0 == "," || $0 == "\"" || $0.value < 0x20 || $0.value == 0x7F
+            }
+        return plain ? text : JSONValue.string(text).serialized()
+    }
+
     /// Whether `text` begins and ends with a double quote, as the display of a string in JSON does.
     private static func looksQuoted(_ text: String) -> Bool {
         text.unicodeScalars.count >= 2 && text.unicodeScalars.first == "\"" && text.unicodeScalars.last == "\""
@@ -54,7 +66,7 @@ public enum SettingsFormatter {
         case .double(nil): return "a number"
         case .string(let choices, let pattern, let maxLength, _):
             var parts: [String] = []
-            if let choices { parts.append("one of \(choices.joined(separator: ", "))") }
+            if let choices { parts.append("one of \(choices.map(Self.choice).joined(separator: ", "))") }
             if let pattern { parts.append("matching \(pattern)") }
             if let maxLength { parts.append("at most \(maxLength) characters") }
             return parts.isEmpty ? nil : parts.joined(separator: ", ")
@@ -113,8 +125,9 @@ public enum SettingsFormatter {
     /// A value a load cannot apply, in words.
     public static func problem(_ problem: LoadProblem) -> LoadProblemViewModel {
         switch problem {
-        case .noSuchModule(let module):
-            return LoadProblemViewModel(key: module, problem: .noSuchModule, reason: "no such module")
+        case .noSuchModule(let module, let meant):
+            let hint = meant.map { "; did you mean '\($0)'?" } ?? ""
+            return LoadProblemViewModel(key: module, problem: .noSuchModule, reason: "no such module" + hint)
         case .noSuchKey(let key, let section, let meant):
             let module = key.prefix { $0 != "." }
             var reason = "the schema of \(module) has no such key"

@@ -80,15 +80,18 @@ extension SettingsInteractor {
         return (values, problems)
     }
 
-    /// The key of the module that `path` names but for letter case and blanks at its ends (`"Proxy.Port "`).
+    /// The key of the module that `path` most likely meant: the one it names but for letter case and blanks at its
+    /// ends (`"Proxy.Port "`), the one it names with the module in front (`"network.proxy.port"` in `network`'s
+    /// values), else the closest by edit distance (`"proxy.prot"`).
     private func keyMeant(by path: String) -> String? {
+        let paths = self.schema.sections.flatMap { section in section.items.map { "\(section.id).\($0.id)" } }
         let wanted = path.trimmingSpaces.lowercased()
-        for section in self.schema.sections {
-            for item in section.items where "\(section.id).\(item.id)".lowercased() == wanted {
-                return "\(self.schema.name).\(section.id).\(item.id)"
-            }
-        }
-        return nil
+        let prefix = self.schema.name.lowercased() + "."
+        let unprefixed = wanted.hasPrefix(prefix) ? String(wanted.dropFirst(prefix.count)) : nil
+        let meant =
+            paths.first { $0.lowercased() == wanted } ?? paths.first { $0.lowercased() == unprefixed }
+            ?? ClosestName.closest(to: path, in: paths)
+        return meant.map { "\(self.schema.name).\($0)" }
     }
 
     /// The module's state once the writes under way are durable (a write that decides nothing waits for them): its

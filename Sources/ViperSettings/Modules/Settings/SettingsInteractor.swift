@@ -311,7 +311,8 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
 extension SettingInput: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .json(let json): json.stringValue ?? json.givenText
+        // A typed value as JSON, a string in quotes: `"80"` is told from `80`; text as it was sent.
+        case .json(let json): json.givenText
         case .text(let text): text
         }
     }

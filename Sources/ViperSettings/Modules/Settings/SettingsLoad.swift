@@ -34,9 +34,10 @@ public struct LoadRequest: Sendable, Hashable {
 
 /// Why one entry of a load cannot be applied, as facts.
 public enum LoadProblem: Sendable, Hashable {
-    case noSuchModule(module: String)
+    /// `meant`: the module served whose name is closest to `module`, when one is close enough to be a typo.
+    case noSuchModule(module: String, meant: String? = nil)
     /// `section`: the key names a section of the module (`"proxy": {…}` for `"proxy.port"`); `meant`: the key of
-    /// the module it names but for letter case and blanks at its ends.
+    /// the module it most likely meant (letter case, blanks at its ends, the module named in front, a typo).
     case noSuchKey(key: String, section: Bool = false, meant: String? = nil)
     /// `value` is the value as the file gave it, as JSON text (``SettingsAPI/JSONValue/givenText``): a string in
     /// quotes, so that `"80"` is told from `80`.

@@ -54,7 +54,8 @@ public struct TransferPresenter: Sendable {
         var problems: [LoadProblemViewModel] = []
         for name in values.keys.sorted() {
             guard let presenter = self.presenters[name] else {
-                problems.append(SettingsFormatter.problem(.noSuchModule(module: name)))
+                let meant = ClosestName.closest(to: name, in: Array(self.presenters.keys))
+                problems.append(SettingsFormatter.problem(.noSuchModule(module: name, meant: meant)))
                 continue
             }
             let request = LoadRequest(
@@ -67,7 +68,8 @@ public struct TransferPresenter: Sendable {
                 let (result, found) = try await presenter.load(request, caller: caller)
                 results.append(result)
                 checked.append((name, presenter))
-                problems += found
+                // By key: a module the caller may not write (its key the module's name) comes first.
+                problems += found.sorted { $0.key < $1.key }
             } catch {
                 await view.display(failure: error)
                 return

@@ -1,0 +1,41 @@
+/// The name a mistyped one most likely meant, by edit distance: for the hints that follow "no such module" or "no
+/// such key" (`did you mean 'network.proxy.port'?`), in the daemon's replies and in settingsctl's messages alike.
+public enum ClosestName {
+    /// The candidate closest to `name` (edit distance, letter case ignored), when it is close enough to be a typo:
+    /// at most a third of the name's length, and at most 3 edits; the first in order when several are as close.
+    public static func closest(to name: String, in candidates: [String]) -> String? {
+        let target = name.lowercased()
+        guard !target.isEmpty else { return nil }
+        let limit = min(3, max(1, target.count / 3))
+        var best: (distance: Int, name: String)?
+        for candidate in candidates.sorted() where candidate != name {
+            let lowered = candidate.lowercased()
+            // No length is further apart than its difference: most candidates need no table.
+            guard abs(lowered.count - target.count) <= limit else { continue }
+            let distance = Self.editDistance(target, lowered)
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (distance, candidate) }
+        }
+        return best?.name
+    }
+
+    /// The edit distance between `a` and `b`: insertions, deletions, substitutions, and swaps of two neighbours
+    /// (`potr` is one edit from `port`), each one edit.
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var beforePrevious: [Int] = []
+        var previous = Array(0...b.count)
+        for i in a.indices {
+            var current = [i + 1]
+            for j in b.indices {
+                var distance = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (a[i] == b[j] ? 0 : 1))
+                if i > 0, j > 0, a[i] == b[j - 1], a[i - 1] == b[j] {
+                    distance = min(distance, beforePrevious[j - 1] + 1)
+                }
+                current.append(distance)
+            }
+            (beforePrevious, previous) = (previous, current)
+        }
+        return previous[b.count]
+    }
+}
