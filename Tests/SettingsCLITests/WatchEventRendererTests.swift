@@ -30,4 +30,15 @@ struct WatchEventRendererTests {
                 == true
         )
     }
+
+    @Test("a change whose two values read the same (a schema change of the key's type) shows both as JSON")
+    func sameDisplayDifferentValues() {
+        let key = "network.proxy.autoconfig-url"
+        #expect(
+            Self.change(from: (true, "true"), to: ("true", "true"))?.hasPrefix(#"\#(key): true -> "true" (local;"#)
+                == true
+        )
+        #expect(Self.change(from: (1, "1"), to: (1.0, "1"))?.hasPrefix("\(key): 1 -> 1.0 (local;") == true)
+        #expect(Self.change(from: ("a", "a"), to: ("b", "b"))?.hasPrefix("\(key): a -> b (local;") == true)
+    }
 }

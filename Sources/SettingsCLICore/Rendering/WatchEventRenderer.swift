@@ -32,8 +32,13 @@ package enum WatchEventRenderer {
             }
             if let revision = event.revision { who.append("revision \(revision)") }
             // No old value (a key added), no new one (a key removed): the marker no value is shown as.
-            let old = TableFormatter.printable(AbsentValue.shown(event.oldDisplay, value: event.old))
-            let new = TableFormatter.printable(AbsentValue.shown(event.display, value: event.value))
+            var old = AbsentValue.shown(event.oldDisplay, value: event.old)
+            var new = AbsentValue.shown(event.display, value: event.value)
+            // Two values that read the same (a schema change of the key's type: true to "true"): both as JSON.
+            if old == new, let oldValue = event.old, let newValue = event.value, oldValue != newValue {
+                (old, new) = (oldValue.serialized(), newValue.serialized())
+            }
+            (old, new) = (TableFormatter.printable(old), TableFormatter.printable(new))
             return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) " + style.faint("[cursor \(cursor)]")
         case .resync:
             return style.faint("-- resync: \(TableFormatter.printable(event.reason ?? "the stream starts over"))")
