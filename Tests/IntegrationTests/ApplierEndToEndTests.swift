@@ -144,7 +144,12 @@ struct ApplierEndToEndTests {
         #expect(applier.stderr.contains("wrote \(fixture.dns) (target dns)"))
         // The replies are what io.viper.settings.Apply declares, field for field.
         let idl = try VarlinkIDL(parsing: ApplyMethod.interfaceDescription)
+        // A mode other than the target's: the dry run says so (attributes), as the IDL declares.
+        #expect(chmod(fixture.dns, 0o600) == 0)
         let dryRun = try RawVarlinkConnection(path: fixture.control).call("io.viper.settings.Apply.DryRun")
+        let dryTargets = (dryRun?["parameters"] as? [String: Any])?["targets"] as? [[String: Any]] ?? []
+        let dryDNS = dryTargets.first { $0["target"] as? String == "dns" }
+        #expect(dryDNS?["attributes"] as? [String] == ["mode 0600 -> 0644"], "\(String(describing: dryRun))")
         for (method, reply) in [("Status", status), ("DryRun", dryRun)] {
             let data = try JSONSerialization.data(withJSONObject: reply?["parameters"] ?? [:])
             let parameters = try JSONValue(parsing: Array(data))

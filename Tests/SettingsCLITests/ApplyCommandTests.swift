@@ -295,6 +295,25 @@ struct ApplyRendererTests {
         #expect(ApplyRenderer.failure(of: model) == nil)
     }
 
+    @Test("dry run: a file whose bytes are as rendered but whose mode or owner is not says what differs")
+    func dryRunAttributes() throws {
+        var outcome = ApplyFixtures.wouldWrite
+        outcome.diff = ""
+        outcome.attributes = ["mode 0666 -> 0600", "owner root -> nobody"]
+        let model = ApplyDryRunViewModel(targets: [outcome], problems: [])
+        #expect(
+            ApplyRenderer.render(model) == """
+                resolved (/etc/systemd/resolved.conf): would-write
+                  mode 0666 -> 0600, owner root -> nobody
+                  check: passed
+                dry run: nothing written, nothing reloaded; 1 target: 1 would-write
+                """
+        )
+        let json = try JSONValueEncoder().encode(outcome)
+        #expect(json["attributes"] == ["mode 0666 -> 0600", "owner root -> nobody"])
+        #expect(try JSONValueEncoder().encode(ApplyFixtures.wouldWrite)["attributes"] == nil, "absent: bytes only")
+    }
+
     @Test("dry run: a failing check with its status and standard error, and the refused target files")
     func dryRunFailing() {
         let model = ApplyDryRunViewModel(
@@ -517,6 +536,24 @@ struct ApplyCommandTests {
         #expect(!message.contains("viper-settingsd running"))
     }
 
+    @Test("a dry run waits for the checks the applier runs (up to 60 s) and, if it still times out, says it is busy")
+    func dryRunWaitsForChecks() throws {
+        let command = try Self.parse(["apply", "--dry-run", "--apply-socket", "/tmp/a.sock"])
+        let client = command.action.client(for: command.client())
+        #expect(client.timeoutSeconds > ApplyAction.checkLimitSeconds + 15, "room for a check of 60 s, and more")
+        let failure = client.failure(for: .timedOut)
+        #expect(failure.status == .unreachable)
+        #expect(
+            failure.message.hasPrefix(
+                "the applier (viper-settings-apply) at /tmp/a.sock (given with --apply-socket) did not answer within"
+                    + " \(client.timeoutSeconds) s: a dry run waits for the targets' checks"
+            ),
+            "\(failure.message)"
+        )
+        let status = try Self.parse(["apply", "status", "--apply-socket", "/tmp/a.sock"])
+        #expect(status.action.client(for: status.client()).timeoutSeconds == 30, "a status waits for no command")
+    }
+
     @Test("NotReady is exit 3 with the applier's reason")
     func notReady() throws {
         let server = FakeVarlinkServer(
@@ -563,7 +600,7 @@ struct ApplyCommandTests {
     func helpExitStatuses() {
         let help = SettingsCtl.helpMessage(for: ApplyCommand.self, columns: 1000)
         #expect(help.contains("\nExit status:\n  0   no target failed and no target file was refused.\n"))
-        #expect(help.contains("\n  3   the applier cannot be reached or is not ready yet;"))
+        #expect(help.contains("\n  3   the applier cannot be reached, is not ready yet, or did not\n"))
         #expect(help.contains("\n  7   apply --dry-run by anyone but root: permission denied.\n"))
         #expect(help.contains("\n  10  after the output: a target failed"))
         #expect(help.contains("the applier serves it to root only: anyone else gets exit status 7"))

@@ -170,6 +170,51 @@ struct FileApplierTests {
         #expect("\(result.map { "\($0)" } ?? "")".contains("cannot run /nonexistent/check-tool x"))
     }
 
+    @Test("a permit withdrawn before the write (its target was removed) leaves the file as it is, reloading nothing")
+    func withdrawnPermit() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try Files.write("old\n", to: fixture.destination)
+            let permit = ApplyPermit()
+            #expect(permit.withdraw(), "nothing was written under it")
+            let outcome = await fixture.applier.apply(fixture.target, rendered: "a = 1\n", permit: permit)
+            #expect(outcome.interrupted && outcome.result == .failed, "\(outcome)")
+            #expect(outcome.error?.contains("removed") == true, "\(outcome)")
+            #expect(try Files.read(fixture.destination) == "old\n")
+            #expect(fixture.reloads.isEmpty)
+            #expect(fixture.leftovers.isEmpty, "\(fixture.leftovers)")
+            // Once the file was replaced under it, a withdrawal says so: the file was written before.
+            let used = ApplyPermit()
+            let written = await fixture.applier.apply(fixture.target, rendered: "a = 2\n", permit: used)
+            #expect(written.result == .written, "\(written)")
+            #expect(!used.withdraw() && !used.isWithdrawn)
+        }
+    }
+
+    @Test("a dry run of a file with the rendered bytes but another mode, owner or group says what differs")
+    func dryRunAttributes() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            try Files.write("a = 1\n", to: fixture.destination)
+            #expect(chmod(fixture.destination, 0o666) == 0)
+            var expected = ["mode 0666 -> 0640"]
+            if geteuid() == 0 {
+                #expect(chown(fixture.destination, 65534, 65534) == 0)
+                expected += [
+                    "owner \(AccountName.user(65534)) -> \(AccountName.user(0))",
+                    "group \(AccountName.group(65534)) -> \(AccountName.group(0))",
+                ]
+            }
+            let outcome = await fixture.applier.apply(fixture.target, rendered: "a = 1\n", dryRun: true)
+            #expect(outcome.result == .wouldWrite && outcome.diff.isEmpty, "\(outcome)")
+            #expect(outcome.attributes == expected)
+            let unchanged = await fixture.applier.apply(fixture.target, rendered: "a = 1\n")
+            #expect(unchanged.result == .written, "the mode and owner are set, though the bytes are the same")
+            let again = await fixture.applier.apply(fixture.target, rendered: "a = 1\n", dryRun: true)
+            #expect(again.result == .unchanged && again.attributes.isEmpty, "\(again)")
+        }
+    }
+
     @Test("a command still running at its timeout is killed, and says so")
     func commandTimeout() async throws {
         let result = try await CommandRunner(timeoutSeconds: 1).run(["/bin/sleep", "60"])

@@ -50,6 +50,9 @@ public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
     public var at: Double?
     /// Why the reload command was not run after the file was written (`--root` without `--run-reloads`).
     public var reloadSkipped: String?
+    /// Dry run: what would change besides the bytes (`mode 0666 -> 0600`, `owner root -> nobody`, `group root ->
+    /// nogroup`, `symbolic link -> regular file`); absent when nothing else would.
+    public var attributes: [String]?
 
     public init(
         target: String,
@@ -63,7 +66,8 @@ public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
         error: String? = nil,
         diff: String? = nil,
         at: Double? = nil,
-        reloadSkipped: String? = nil
+        reloadSkipped: String? = nil,
+        attributes: [String]? = nil
     ) {
         self.target = target
         self.destination = destination
@@ -77,6 +81,7 @@ public struct TargetOutcomeViewModel: Sendable, Hashable, Codable {
         self.diff = diff
         self.at = at
         self.reloadSkipped = reloadSkipped
+        self.attributes = attributes
     }
 }
 

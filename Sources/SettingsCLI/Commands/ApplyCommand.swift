@@ -18,7 +18,7 @@ package struct ApplyCommand: ParsableCommand {
             them and reloads their services. It serves its own socket, read-only: apply asks it, changes nothing.
 
             apply status (or apply) prints whether the applier follows viper-settingsd and the cursor of the last \
-            change it applied, then each target: its destination file and the record of its last write or \
+            change every target has finished applying, then each target: its destination file and the record of its last write or \
             failure (written, check-failed, reload-failed or failed), when, the module revisions it was rendered \
             from, and for a failure the error and the standard error of the check or reload. An apply that finds \
             the file already as rendered leaves that record as it is: unchanged is shown only for a target never \
@@ -27,18 +27,22 @@ package struct ApplyCommand: ParsableCommand {
 
             apply --dry-run renders every target with the current values and runs its check on a scratch copy: \
             it prints, for each, the result (unchanged, would-write, check-failed, failed), the check's status \
-            and standard error, and the unified diff of the file that would be written. Nothing is written, \
-            nothing reloaded. As it runs the targets' checks, the applier serves it to root only: anyone else \
+            and standard error, what would change besides the bytes (mode 0666 -> 0600, owner root -> nobody), \
+            and the unified diff of the file that would be written. A target that reads a module viper-settingsd \
+            does not serve fails, not rendered, as it does when applied. Nothing is written, nothing reloaded. \
+            The applier runs the checks at the same time and kills one after 60 s: apply --dry-run waits up to \
+            90 s for its answer. As it runs the targets' checks, the applier serves it to root only: anyone else \
             gets exit status 7 (apply status is open to everyone).
 
             Exit status:
               0   no target failed and no target file was refused.
-              3   the applier cannot be reached or is not ready yet; apply status
-                  also exits with 3, after its output, when the applier does not
-                  follow viper-settingsd (changes do not reach the files now).
+              3   the applier cannot be reached, is not ready yet, or did not
+                  answer in time; apply status also exits with 3, after its
+                  output, when the applier does not follow viper-settingsd
+                  (changes do not reach the files now).
               7   apply --dry-run by anyone but root: permission denied.
               10  after the output: a target failed (its last apply, or in a dry
-                  run its check) or a target file was refused.
+                  run its check or its rendering) or a target file was refused.
 
             The other statuses are those of every command (settingsctl --help).
 

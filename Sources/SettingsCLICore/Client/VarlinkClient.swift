@@ -52,6 +52,9 @@ package struct VarlinkClient: Sendable {
     package var timeoutSeconds: Int
     /// The service the socket belongs to, for messages.
     package var peer: Peer
+    /// What may keep the peer from answering in time for this call, said after "did not answer within N s" (a dry
+    /// run that runs the targets' checks); `nil`: nothing is expected to.
+    package var slowAnswer: String?
 
     package init(location: SocketLocator.Location, timeoutSeconds: Int = 30, peer: Peer = .settingsDaemon) {
         self.location = location
@@ -175,7 +178,8 @@ package struct VarlinkClient: Sendable {
             let reason = ProcessEnvironment.describe(errno: code)
             return CLIFailure(.unreachable, "lost the connection to \(daemon): \(reason)")
         case .timedOut:
-            return CLIFailure(.unreachable, "\(daemon) did not answer within \(self.timeoutSeconds) s")
+            let why = self.slowAnswer.map { ": \($0)" } ?? ""
+            return CLIFailure(.unreachable, "\(daemon) did not answer within \(self.timeoutSeconds) s\(why)")
         case .closed:
             return CLIFailure(.unreachable, "\(daemon) closed the connection without answering")
         case .tooLarge:

@@ -59,9 +59,30 @@ package enum ApplyAction: Sendable, Hashable {
         }
     }
 
+    /// How long a dry run may take: the applier runs every target's check at the same time, each for at most
+    /// ``checkLimitSeconds``, then answers; the rest is room for rendering on a loaded machine.
+    package static let dryRunTimeoutSeconds = 90
+
+    /// How long the applier lets a check run before it kills it.
+    package static let checkLimitSeconds = 60
+
+    /// The client for this call: for a dry run, one that waits for the checks (the applier is busy meanwhile, not
+    /// unreachable), and says so if it still does not answer.
+    package func client(for client: VarlinkClient) -> VarlinkClient {
+        guard self == .dryRun else { return client }
+        var patient = client
+        patient.timeoutSeconds = max(client.timeoutSeconds, Self.dryRunTimeoutSeconds)
+        patient.slowAnswer =
+            "a dry run waits for the targets' checks, which it runs at the same time and kills after"
+            + " \(Self.checkLimitSeconds) s, so the applier is overloaded or stuck; try again later, and see"
+            + " journalctl -u viper-settings-apply"
+        return patient
+    }
+
     /// Calls the method; a socket that does not serve `io.viper.settings.Apply` (the settings daemon's, say) is
     /// named as such.
     private func call(_ client: VarlinkClient) throws(CLIFailure) -> JSONValue {
+        let client = self.client(for: client)
         do {
             return try client.call(method: self.method.qualifiedName, parameters: [:])
         } catch var failure {

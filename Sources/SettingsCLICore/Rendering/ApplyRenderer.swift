@@ -112,6 +112,9 @@ package enum ApplyRenderer {
                 style.strong(Self.printable(outcome.target)) + " (\(Self.printable(outcome.destination))): " + result
             )
             if let error = outcome.error { lines.append("  " + style.apply(.warning, to: Self.printable(error))) }
+            if let attributes = outcome.attributes, !attributes.isEmpty {
+                lines.append("  " + Self.printable(attributes.joined(separator: ", ")))
+            }
             if outcome.check == nil, outcome.result != "failed" { lines.append("  check: " + style.faint("none")) }
             lines += Self.commands(of: outcome, indent: "  ", style: style, passed: true)
             if let diff = outcome.diff, !diff.isEmpty { lines += Self.diff(diff, style: style) }

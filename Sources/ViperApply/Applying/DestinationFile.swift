@@ -29,6 +29,34 @@ struct DestinationFile {
         return !asRoot || (self.owner == target.owner && self.group == target.group)
     }
 
+    /// What applying `target` changes besides the bytes: the mode (`mode 0666 -> 0600`), and when running as root
+    /// the owner and group (`owner root -> nobody`), or a symbolic link replaced by a regular file. Empty for a file
+    /// that is missing, or has the target's mode (and owner and group).
+    func changes(to target: ApplyTarget, asRoot: Bool = geteuid() == 0) -> [String] {
+        switch self.kind {
+        case .missing: return []
+        case .symbolicLink: return ["symbolic link -> regular file"]
+        case .regular: break
+        }
+        var changes: [String] = []
+        if self.mode != target.mode {
+            changes.append("mode \(Self.octal(self.mode)) -> \(Self.octal(target.mode))")
+        }
+        if asRoot && self.owner != target.owner {
+            changes.append("owner \(AccountName.user(self.owner)) -> \(AccountName.user(target.owner))")
+        }
+        if asRoot && self.group != target.group {
+            changes.append("group \(AccountName.group(self.group)) -> \(AccountName.group(target.group))")
+        }
+        return changes
+    }
+
+    /// `mode` as the target files write it: `0644`.
+    static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
     /// Reads what is at `name` in `directory`.
     static func inspect(_ name: String, in directory: DestinationDirectory) throws(ApplyError) -> DestinationFile {
         let path = directory.path(of: name)

@@ -28,7 +28,14 @@ public struct FileApplier: Sendable {
     /// Applies `rendered` to `target`'s destination; with `dryRun`, writes nothing outside the scratch directory and
     /// reloads nothing, but runs the check, also when the file would not change. A failure that can heal by itself
     /// (a write that failed, a reload that failed, a check that could not be started) is ``ApplyOutcome/retryable``.
-    public func apply(_ target: ApplyTarget, rendered: String, dryRun: Bool = false) async -> ApplyOutcome {
+    /// The destination is replaced only while `permit` is granted: once it is withdrawn (the target was removed),
+    /// nothing is written, and the outcome is ``ApplyOutcome/interrupted``.
+    public func apply(
+        _ target: ApplyTarget,
+        rendered: String,
+        dryRun: Bool = false,
+        permit: ApplyPermit = ApplyPermit()
+    ) async -> ApplyOutcome {
         var target = target
         var skippedReload: String?
         if !target.root.isEmpty, !self.reloadsUnderRoot, let reload = target.reload {
@@ -47,7 +54,7 @@ public struct FileApplier: Sendable {
                     """
             )
         }
-        var outcome = await self.applyOnce(target, rendered: rendered, dryRun: dryRun)
+        var outcome = await self.applyOnce(target, rendered: rendered, dryRun: dryRun, permit: permit)
         if outcome.result == .written { outcome.reloadSkipped = skippedReload }
         if !dryRun && !outcome.interrupted {
             outcome.retryable =
@@ -68,7 +75,12 @@ public struct FileApplier: Sendable {
         return (try? DestinationFile.inspect(FileIO.name(of: target.destination), in: directory))?.bytes
     }
 
-    private func applyOnce(_ target: ApplyTarget, rendered: String, dryRun: Bool) async -> ApplyOutcome {
+    private func applyOnce(
+        _ target: ApplyTarget,
+        rendered: String,
+        dryRun: Bool,
+        permit: ApplyPermit
+    ) async -> ApplyOutcome {
         let bytes = Array(rendered.utf8)
         let name = FileIO.name(of: target.destination)
         // Every step below is made in this directory, opened once: not in one a link swapped in since leads to.
@@ -98,7 +110,13 @@ public struct FileApplier: Sendable {
             new: rendered,
             path: target.destination
         )
-        if dryRun { return await self.dryRun(target, bytes: bytes, diff: diff) }
+        // What else differs: the bytes may be the same.
+        let attributes = existing.changes(to: target)
+        if dryRun {
+            var outcome = await self.dryRun(target, bytes: bytes, diff: diff)
+            outcome.attributes = attributes
+            return outcome
+        }
 
         let directory: DestinationDirectory
         do throws(ApplyError) {
@@ -124,6 +142,7 @@ public struct FileApplier: Sendable {
         }
         // The applier stops (SIGTERM): nothing is replaced from now on; the next start applies the target again.
         if Task.isCancelled { return Self.stopped(outcome, reason: "the applier is stopping") }
+        if permit.isWithdrawn { return Self.stopped(outcome, reason: Self.withdrawn) }
         // A file no check ever had: nothing the check did, or left running, can reach what is renamed into place.
         // With a reload to undo, the entry in place is kept under a second name until the reload succeeds.
         var previous: String?
@@ -136,24 +155,33 @@ public struct FileApplier: Sendable {
                 group: target.group,
                 mode: target.mode
             )
+            let replaced: Bool
             do throws(ApplyError) {
-                if interrupted {
-                    previous = FileIO.previousName(of: name)
-                } else if target.reload != nil, existing.kind != .missing {
-                    previous = FileIO.previousName(of: name)
-                    try directory.link(name, as: FileIO.previousName(of: name))
+                // Under the permit: a target removed meanwhile has its file left as it is.
+                replaced = try permit.whileGranted { () throws(ApplyError) in
+                    if interrupted {
+                        previous = FileIO.previousName(of: name)
+                    } else if target.reload != nil, existing.kind != .missing {
+                        previous = FileIO.previousName(of: name)
+                        try directory.link(name, as: FileIO.previousName(of: name))
+                    }
+                    // Renamed while open, so locked: no other applier takes it for a leftover.
+                    try directory.rename(temporary.name, over: name)
                 }
-                // Renamed while open, so locked: no other applier takes it for a leftover.
-                try directory.rename(temporary.name, over: name)
             } catch {
                 temporary.discard()
                 if let previous { directory.discard(previous) }
                 throw error
             }
+            guard replaced else {
+                temporary.discard()
+                return Self.stopped(outcome, reason: Self.withdrawn)
+            }
             try temporary.close()
         } catch {
             return ApplyOutcome(result: .failed, check: outcome.check, error: error.description, diff: diff)
         }
+        outcome.attributes = attributes
         guard let reload = target.reload else { return outcome }
         return await self.reload(reload, of: name, in: directory, previous: previous, outcome: outcome)
     }
@@ -253,6 +281,9 @@ public struct FileApplier: Sendable {
         }
         return outcome
     }
+
+    /// Why an apply whose permit was withdrawn wrote nothing.
+    private static let withdrawn = "the target was removed while it was applied: nothing was written"
 
     /// `outcome` cut short by the applier's stop: `failed`, ``ApplyOutcome/interrupted``, with `reason`.
     private static func stopped(_ outcome: ApplyOutcome, reason: String) -> ApplyOutcome {

@@ -23,6 +23,9 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
     case stateDirectoryInUse(path: String)
     /// A template would render far more than a destination may hold: why (``RenderBudget``).
     case renderTooLarge(String)
+    /// A target reads modules the settings daemon does not serve (a schema removed or rejected, a typo): it is not
+    /// rendered, since every value of them would be blank in a system file.
+    case notServed(modules: [String])
 
     public var description: String {
         switch self {
@@ -44,6 +47,9 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
             "the state directory \(path) is in use by another viper-settings-apply (it holds the directory's lock);"
                 + " stop that applier, or give this one another state directory (--state-dir)"
         case .renderTooLarge(let reason): reason
+        case .notServed(let modules):
+            "the settings daemon does not serve module \(modules.joined(separator: ", ")): the file keeps what it holds"
+                + " until it does"
         }
     }
 }

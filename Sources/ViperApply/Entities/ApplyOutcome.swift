@@ -29,6 +29,9 @@ public struct ApplyOutcome: Sendable, Equatable {
     public var diff: String
     /// Why the reload command was not run after the file was written (`--root` without `--run-reloads`).
     public var reloadSkipped: String?
+    /// What differs besides the bytes, or what was changed: `mode 0666 -> 0600`, `owner root -> nobody`, `group root
+    /// -> nogroup`, `symbolic link -> regular file` (empty when only the bytes differ, or nothing does).
+    public var attributes: [String] = []
     /// Whether the failure can heal by itself, so that applying again later may succeed: a write that failed (a
     /// full disk, a read-only file system), a reload that failed, a check that could not be started. Not a check
     /// that refused the rendered bytes: the same bytes are refused again.

@@ -135,6 +135,9 @@ public struct ApplyCommand: ServiceCommand {
     static let idleTimeoutSeconds = 60
     /// How long a check or reload stopped by SIGTERM (the applier stops) has before SIGKILL.
     static let interruptGraceSeconds = 2
+    /// The threads that checks and reloads wait on: each command holds one until it exits (up to 60 s), and a dry
+    /// run runs every target's check at the same time. More commands at once wait for a thread.
+    static let commandThreads = 16
 
     public init() {}
 
@@ -193,12 +196,17 @@ public struct ApplyCommand: ServiceCommand {
         while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
         let loader = ApplyTargetLoader(directory: paths.targetsDirectory, root: root)
         let notifier = SystemdNotifier()
+        // Not NIO's shared pool (a thread per core): a slow check would hold up a dry run's checks, and the rest.
+        let commandPool = NIOThreadPool(numberOfThreads: Self.commandThreads)
+        commandPool.start()
+        defer { commandPool.shutdownGracefully { _ in } }
         let interactor = ApplyInteractor(
             applier: FileApplier(
                 // In the targets directory: a check can name a file shipped beside its target (apt-check.conf).
                 commands: CommandRunner(
                     interruptGraceSeconds: Self.interruptGraceSeconds,
-                    workingDirectory: paths.targetsDirectory
+                    workingDirectory: paths.targetsDirectory,
+                    threadPool: commandPool
                 ),
                 scratchDirectory: scratch,
                 reloadsUnderRoot: self.runReloads

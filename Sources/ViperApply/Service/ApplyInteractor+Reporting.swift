@@ -25,7 +25,8 @@ extension ApplyInteractor {
             error: outcome.error,
             diff: diff ? outcome.diff : nil,
             at: at,
-            reloadSkipped: outcome.reloadSkipped
+            reloadSkipped: outcome.reloadSkipped,
+            attributes: diff && !outcome.attributes.isEmpty ? outcome.attributes : nil
         )
     }
 

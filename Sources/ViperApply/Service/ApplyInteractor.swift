@@ -41,6 +41,12 @@ public actor ApplyInteractor {
     var retries: [String: PendingRetry] = [:]
     /// Targets being applied because their retry was due: a failure of that apply schedules the next retry.
     var retrying: Set<String> = []
+    /// The apply running now (its check, its write, its reload), if any: its target, the permit a reload of the
+    /// targets withdraws when that target is removed, and the task, cancelled then to stop its check.
+    private var inFlight: (target: ApplyTarget, permit: ApplyPermit, task: Task<ApplyOutcome, Never>)?
+    /// The cursor of the last change every target has finished applying (`Status`): behind `state.cursor` while
+    /// changes received are still being applied (a check runs).
+    private var appliedCursor: String?
     /// Each retry scheduled, for ``TargetRetryService`` to wait out and hand back to ``retry(target:attempt:)``.
     public nonisolated let retryRequests: AsyncStream<RetryRequest>
     let retryContinuation: AsyncStream<RetryRequest>.Continuation
@@ -71,6 +77,7 @@ public actor ApplyInteractor {
             logger.warning("\(error)")
             self.state = ApplyState()
         }
+        self.appliedCursor = self.state.cursor
     }
 
     /// Where to resume the Watch stream.
@@ -88,6 +95,7 @@ public actor ApplyInteractor {
             "loaded \(loaded.targets.count) targets",
             metadata: ["targets": "\(loaded.targets.map(\.name).joined(separator: ","))"]
         )
+        self.withdrawInFlight(keeping: loaded.targets)
         self.forgetRemovedFiles()
         self.logLeftBehind()
         self.dirty = Set(self.targets.map(\.name))
@@ -98,6 +106,27 @@ public actor ApplyInteractor {
             await self.applyDirty()
         }
         self.tellStatus()
+    }
+
+    /// Before the targets are replaced: when the target being applied now is no longer loaded with its destination
+    /// (removed, renamed, refused, or given another one), its apply is stopped before it replaces the file, so that
+    /// nothing is written to a file the applier is about to say it no longer updates. An apply that replaced the
+    /// file already goes on to its reload.
+    private func withdrawInFlight(keeping loaded: [ApplyTarget]) {
+        guard let inFlight = self.inFlight else { return }
+        let target = inFlight.target
+        let kept = loaded.contains {
+            $0.name == target.name && $0.destination == target.destination && $0.root == target.root
+        }
+        guard !kept, inFlight.permit.withdraw() else { return }
+        inFlight.task.cancel()  // stops its check
+        let message =
+            "target \(target.name) was removed, refused or given another destination while it was being applied: its"
+            + " apply was stopped before it wrote \(target.destination), and nothing more is written to it"
+        self.logger.notice(
+            "\(message)",
+            metadata: ["target": "\(target.name)", "destination": "\(target.destination)"]
+        )
     }
 
     /// Reads the targets again (SIGHUP) and replaces them: a target loaded until now that still names its
@@ -215,7 +244,7 @@ public actor ApplyInteractor {
             problems: self.problemViewModels,
             warnings: self.warningViewModels,
             connected: self.connected,
-            cursor: self.state.cursor
+            cursor: self.appliedCursor
         )
     }
 
@@ -231,14 +260,42 @@ public actor ApplyInteractor {
                         + " holds may be stale; nothing was rendered"
             )
         }
-        var outcomes: [TargetOutcomeViewModel] = []
-        for target in self.targets {
-            let revisions = self.renderRevisions(of: target)
-            let outcome = await self.renderAndApply(target, revisions: revisions, dryRun: true)
-            outcomes.append(self.viewModel(target, outcome, revisions: revisions, at: nil, diff: true))
+        // Each target is rendered now, from the values held, as an apply would render it (one that reads a module
+        // the daemon does not serve is not rendered: it fails); then their checks run at the same time, each for at
+        // most its time limit, so that a few slow checks do not keep the caller waiting for their sum.
+        let targets = self.targets
+        var revisions: [[String: Int64]] = []
+        var rendered: [Result<String, ApplyError>] = []
+        for target in targets {
+            let revision = self.renderRevisions(of: target)
+            revisions.append(revision)
+            rendered.append(
+                Result { () throws(ApplyError) -> String in
+                    if let reason = self.unserved(target) { throw reason }
+                    return try self.renderer.render(target, values: self.state.values, revisions: revision)
+                }
+            )
+        }
+        let applier = self.applier
+        let outcomes = await withTaskGroup(of: (Int, ApplyOutcome).self) { group in
+            for (index, target) in targets.enumerated() {
+                switch rendered[index] {
+                case .success(let text):
+                    group.addTask { (index, await applier.apply(target, rendered: text, dryRun: true)) }
+                case .failure(let error):
+                    group.addTask { (index, ApplyOutcome(result: .failed, error: error.description)) }
+                }
+            }
+            var outcomes: [Int: ApplyOutcome] = [:]
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
         }
         return ApplyDryRunViewModel(
-            targets: outcomes,
+            targets: targets.indices.compactMap { index in
+                outcomes[index].map {
+                    self.viewModel(targets[index], $0, revisions: revisions[index], at: nil, diff: true)
+                }
+            },
             problems: self.problemViewModels,
             warnings: self.warningViewModels
         )
@@ -262,19 +319,40 @@ public actor ApplyInteractor {
         }
     }
 
-    /// Renders `target` from the values held and applies it (with `dryRun`, as ``FileApplier/apply(_:rendered:dryRun:)``
-    /// does); a render too large to finish fails the target, not retried: the same values render the same way, and a
-    /// change applies the target again.
+    /// Why `target` is not rendered: it reads a module the daemon does not serve (a schema removed or rejected, a
+    /// typo), and rendering would blank every value of it in a system file; the file keeps what it holds until the
+    /// module is served. `nil` when every module it reads is served.
+    private func unserved(_ target: ApplyTarget) -> ApplyError? {
+        let served = Set(self.state.values.keys.map(ApplyTarget.module(of:)))
+        let missing = target.modules.subtracting(served).sorted()
+        guard !missing.isEmpty else { return nil }
+        return .notServed(modules: missing)
+    }
+
+    /// Renders `target` from the values held and applies it (as ``FileApplier/apply(_:rendered:dryRun:permit:)``
+    /// does), as the apply in flight: a reload of the targets that removes it withdraws its permit and cancels it. A
+    /// render too large to finish fails the target, not retried: the same values render the same way, and a change
+    /// applies the target again.
     private func renderAndApply(
         _ target: ApplyTarget,
         revisions: [String: Int64],
-        dryRun: Bool = false
+        permit: ApplyPermit
     ) async -> ApplyOutcome {
+        let rendered: String
         do {
-            let rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
-            return await self.applier.apply(target, rendered: rendered, dryRun: dryRun)
+            rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
+        }
+        let applier = self.applier
+        let task = Task { await applier.apply(target, rendered: rendered, permit: permit) }
+        self.inFlight = (target, permit, task)
+        defer { self.inFlight = nil }
+        // A stop (SIGTERM cancels the caller) stops the command as before.
+        return await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
         }
     }
 
@@ -330,25 +408,32 @@ public actor ApplyInteractor {
         while !self.dirty.isEmpty && !Task.isCancelled {
             let names = self.dirty
             self.dirty = []
-            let served = Set(self.state.values.keys.map(ApplyTarget.module(of:)))
+            // Every target reflects at least the changes up to here once this pass ends.
+            let cursor = self.state.cursor
+            var finished = true
             // The targets rendered, with the revisions they were rendered with.
             var applied: [(target: ApplyTarget, revisions: [String: Int64])] = []
-            for target in self.targets where names.contains(target.name) && !Task.isCancelled {
+            // By name, each as loaded when its turn comes: a reload of the targets meanwhile (SIGHUP) may have
+            // removed it (it is no longer applied) or changed it.
+            for name in self.targets.map(\.name) where names.contains(name) {
+                guard !Task.isCancelled else { break }
+                guard let target = self.targets.first(where: { $0.name == name }) else { continue }
                 let revisions = self.renderRevisions(of: target)
                 let outcome: ApplyOutcome
-                let missing = target.modules.subtracting(served).sorted()
-                if !missing.isEmpty {
-                    // A module the daemon does not serve (a schema removed or rejected, a typo): rendering would
-                    // blank every value of it in a system file; the file keeps what it holds until it does.
-                    outcome = ApplyOutcome(
-                        result: .failed,
-                        error: "the settings daemon does not serve module \(missing.joined(separator: ", ")): the "
-                            + "file keeps what it holds until it does"
-                    )
+                let permit = ApplyPermit()
+                let unserved = self.unserved(target)
+                if let unserved {
+                    outcome = ApplyOutcome(result: .failed, error: unserved.description)
                 } else {
-                    outcome = await self.renderAndApply(target, revisions: revisions)
+                    outcome = await self.renderAndApply(target, revisions: revisions, permit: permit)
+                }
+                if permit.isWithdrawn {
+                    // Removed meanwhile (logged then): nothing was written, and it is no longer applied.
+                    self.retrying.remove(target.name)
+                    continue
                 }
                 if outcome.interrupted {
+                    finished = false
                     self.logger.notice(
                         "\(target.name): \(outcome.error ?? "interrupted"); its last outcome is kept",
                         metadata: ["target": "\(target.name)", "destination": "\(target.destination)"]
@@ -356,7 +441,7 @@ public actor ApplyInteractor {
                     self.dirty.insert(target.name)
                     continue
                 }
-                if missing.isEmpty { applied.append((target, revisions)) }
+                if unserved == nil { applied.append((target, revisions)) }
                 let model = self.viewModel(target, outcome, revisions: revisions, at: self.clock.now(), diff: false)
                 self.log(target, outcome, model)
                 self.scheduleRetry(of: target, after: outcome)
@@ -376,7 +461,10 @@ public actor ApplyInteractor {
             } catch {
                 self.logger.error("\(error)")
             }
+            if finished && !Task.isCancelled { self.appliedCursor = cursor }
         }
+        // Nothing left to apply: every target holds what the changes up to the last one received render.
+        if self.dirty.isEmpty && !Task.isCancelled { self.appliedCursor = self.state.cursor }
         self.applying = false
         self.tellStatus()
     }
