@@ -163,6 +163,10 @@ struct JSONFileRepositoryFaultTests {
         }
         #expect(recorder.messages(at: .error).contains { $0.contains("highest there is") })
         #expect(try await repository.state(of: "network").local == ["proxy.port": .int(1)])
+        // Among the problems status and systemd's STATUS= report, as files of the wrong kind are.
+        let problems = await repository.problems(modules: ["display", "network"])
+        #expect(problems.map(\.message).filter { $0.contains("module 'network' refuses writes") }.count == 1)
+        #expect(problems.count == 1, "\(problems)")
     }
 
     @Test("a snapshot whose revision does not fit 64 bits is set aside and the module refuses writes: none is above it")

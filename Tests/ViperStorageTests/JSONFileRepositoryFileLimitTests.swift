@@ -38,6 +38,10 @@ struct JSONFileRepositoryFileLimitTests {
             }
         )
         #expect(Files.exists(snapshot), "a file the daemon cannot read is left for the admin")
+        // Among the problems status and systemd's STATUS= report.
+        let problems = await repository.problems(modules: ["network", "power"])
+        #expect(problems.count == 1 && problems.first?.message.contains("module 'power' refuses writes") == true)
+        #expect(problems.first?.message.contains("larger than 256 MiB") == true, "\(problems)")
         // Other modules are served and written.
         _ = try await repository.update(module: "network") { _ in LocalChange(set: ["proxy.port": .int(2)], revision: 1)
         }

@@ -293,16 +293,21 @@ public actor JSONFileRepository: SettingsRepository {
                 throw error
             }
         }
+        let entry = try await self.entryLoadedAgain(for: module)
+        if let failure = entry.loadFailure {
+            throw StorageError("module '\(module)' refuses writes: \(failure.message)", errno: failure.errno)
+        }
+        return entry
+    }
+
+    /// The module's entry, its files read again when they could not be used at its last load (they may have been
+    /// fixed since); a module whose files now load is logged as taking writes again, and its watchers start over.
+    private func entryLoadedAgain(for module: String) async throws(StorageError) -> ModuleEntry {
         var entry = try await self.entry(for: module)
         if let failure = entry.loadFailure {
             if self.entries[module] === entry { self.entries[module] = nil }
             entry = try await self.entry(for: module)
-            guard entry.loadFailure == nil else {
-                throw StorageError(
-                    "module '\(module)' refuses writes: \(entry.loadFailure!.message)",
-                    errno: entry.loadFailure!.errno
-                )
-            }
+            guard entry.loadFailure == nil else { return entry }
             self.logger.notice(
                 "The files of module \(module) load again, it takes writes (the problem was: \(failure))",
                 metadata: ["module": "\(module)"]
@@ -371,7 +376,23 @@ public actor JSONFileRepository: SettingsRepository {
     /// with it (a file where the directory should be, a directory where a file should be): for a report at start.
     public func problems(modules: [String]) async -> [StorageError] {
         let files = self.files
-        let found = (try? await self.threadPool.runIgnoringCancellation { files.problems(modules: modules) }) ?? []
+        let checked = try? await self.threadPool.runIgnoringCancellation {
+            // The directory's own problem (it cannot be used) stands for every module's.
+            let directory = files.problems(modules: [])
+            return (directory, directory.isEmpty ? modules.map { files.problems(modules: [$0]) } : [])
+        }
+        var found = checked?.0 ?? []
+        if found.isEmpty, let byModule = checked?.1 {
+            for (module, problems) in zip(modules, byModule) {
+                // A module whose files are of the right kind may still refuse writes: a file too large to be its,
+                // or the highest revision there is, found when it was loaded (and read again now if it failed).
+                if !problems.isEmpty {
+                    found += problems
+                } else if let refusal = await self.loadedRefusal(module) {
+                    found.append(refusal)
+                }
+            }
+        }
         guard found.isEmpty, !self.holdsLockedState else { return found }
         // The files are fine, but this daemon could not lock the directory at start: another may hold it now.
         return [
@@ -380,6 +401,38 @@ public actor JSONFileRepository: SettingsRepository {
                     + " write tries to take the lock first, and is refused while another viper-settingsd holds it"
             )
         ]
+    }
+
+    /// Why the module, as loaded, refuses writes (its files could not be read, or its revision is the highest
+    /// there is); `nil` when it takes them, or is not loaded.
+    private func loadedRefusal(_ module: String) async -> StorageError? {
+        guard var entry = self.entries[module] else { return nil }
+        if let failure = entry.loadFailure, self.mayBeFixed(failure, module: module) {
+            // Read again, as a write would: a report every few seconds must not say what was fixed since.
+            entry = (try? await self.entryLoadedAgain(for: module)) ?? entry
+        }
+        if let failure = entry.loadFailure {
+            return StorageError("module '\(module)' refuses writes: \(failure.message)", errno: failure.errno)
+        }
+        return self.revisionRefusal(module, entry.state)
+    }
+
+    /// Whether a module's load failure may be gone, without reading its files: a wrong kind or a mode the check of
+    /// the files no longer finds, a file over the size limit that no longer is (a size is looked at, not read). Any
+    /// other failure (an I/O error) is reported as found until a write reads the files again, not read again at every
+    /// report, which would log it again each time.
+    private func mayBeFixed(_ failure: StorageError, module: String) -> Bool {
+        switch failure.errno {
+        case EISDIR, EINVAL, ELOOP, EACCES, EPERM, EROFS, ENOENT:
+            return true
+        case EFBIG:
+            let paths = [
+                self.files.snapshotPath(module), self.files.journalPath(module), self.files.remotePath(module),
+            ]
+            return !paths.contains { (FileOperations.fileSize($0) ?? 0) > FileOperations.stateFileLimit }
+        default:
+            return false
+        }
     }
 
     /// Module names come from schemas; anything that could escape the directory or hide a file is refused, and so

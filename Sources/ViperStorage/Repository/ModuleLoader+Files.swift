@@ -49,7 +49,8 @@ extension ModuleLoader {
                 kind: "snapshot",
                 bytes: bytes,
                 reason: error.reason,
-                consequence: "the module starts from its journal alone",
+                consequence: "the module starts from its journal alone: the values stored only in the snapshot are "
+                    + "lost (they are in the copy moved aside)",
                 repair: &repair
             )
         }
