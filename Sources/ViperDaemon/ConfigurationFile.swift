@@ -1,3 +1,5 @@
+import Glibc
+
 /// A `viper-settingsd.conf` file: `key = value` lines, `#` comments, blank lines.
 ///
 /// A line whose first non-blank character is `#` or `;` is a comment, and so is the rest of a line from a `#`
@@ -97,8 +99,24 @@ public struct ConfigurationFile: Sendable, Equatable {
             )
         }
         if value.hasPrefix("/") { return value }
-        let directory = self.path.contains("/") ? String(self.path[..<self.path.lastIndex(of: "/")!]) : "."
+        var directory = self.path.contains("/") ? String(self.path[..<self.path.lastIndex(of: "/")!]) : "."
+        // Absolute: the path is shown in logs and to clients (status), who do not share the daemon's directory.
+        if !directory.hasPrefix("/") {
+            let current = Self.currentDirectory
+            directory =
+                directory == "."
+                ? current : "\(current)/\(directory.hasPrefix("./") ? String(directory.dropFirst(2)) : directory)"
+        }
         return "\(directory)/\(value)"
+    }
+}
+
+extension ConfigurationFile {
+    /// The daemon's working directory (`.` when it cannot be told).
+    static var currentDirectory: String {
+        guard let buffer = getcwd(nil, 0) else { return "." }
+        defer { free(buffer) }
+        return String(cString: buffer)
     }
 }
 

@@ -196,6 +196,17 @@ struct DaemonFlagsTests {
         #expect(configuration.modulesDirectory == directory + "/modules")
     }
 
+    @Test("a file named by a relative path gives absolute paths: they are shown to clients in other directories")
+    func relativeFileAbsolutePaths() throws {
+        let current = ConfigurationFile.currentDirectory
+        let nested = try ConfigurationFile(text: "modules-dir = modules\n", path: "cfg/viper-settingsd.conf")
+        #expect(try nested.pathValue("modules-dir") == "\(current)/cfg/modules")
+        let here = try ConfigurationFile(text: "modules-dir = modules\n", path: "viper-settingsd.conf")
+        #expect(try here.pathValue("modules-dir") == "\(current)/modules")
+        let dotted = try ConfigurationFile(text: "modules-dir = m\n", path: "./cfg/viper-settingsd.conf")
+        #expect(try dotted.pathValue("modules-dir") == "\(current)/cfg/m")
+    }
+
     @Test(
         "out-of-range numbers are errors naming the key, never a crash",
         arguments: [
