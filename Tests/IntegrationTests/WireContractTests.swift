@@ -47,6 +47,8 @@ struct WireContractTests {
         try call("Explain", ["key": "network.dns.cache"])
         try call("Status")
         try call("Sync")
+        // Just after: the result of the one before, said with earlier.
+        try call("Sync")
         // A watch stream: current values, ready, then the change a Set makes, each reply checked.
         let stream = try client.stream(
             "Watch",

@@ -69,6 +69,22 @@ struct StatusRendererTests {
         #expect(StatusRenderer.render(SyncResultViewModel(sync: ok, changedKeys: [], now: 1_000)).hasPrefix("no value"))
     }
 
+    @Test("a sync that shared the result of the one just before says so first: this call fetched nothing")
+    func earlierSync() {
+        let ok = SyncStatusViewModel(state: "ok", source: "https://h/d.json", lastSuccess: 999)
+        let text = StatusRenderer.render(
+            SyncResultViewModel(sync: ok, changedKeys: ["network.proxy.mode"], now: 1_000, earlier: true)
+        )
+        #expect(
+            text.hasPrefix(
+                "no new sync: the one that ended just before (within sync-min-interval) gives its result\n1 value changed:"
+            ),
+            "\(text)"
+        )
+        let fresh = StatusRenderer.render(SyncResultViewModel(sync: ok, changedKeys: [], now: 1_000))
+        #expect(!fresh.contains("no new sync"))
+    }
+
     @Test("more rejected values than listed: the count is of them all, and the list says how many more there are")
     func moreRejected() {
         let text = Self.status(

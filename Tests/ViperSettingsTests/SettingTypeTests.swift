@@ -193,6 +193,10 @@ struct SettingTypeTests {
             SettingsFormatter.constraint(type)
                 == #"one of "a b", -x, "(none)", "\"q\"", "", plain, "a,b""#
         )
+        // A refused value's reason lists them the same way.
+        #expect(throws: ValueRejection("must be one of \"a b\", -x, \"(none)\", \"\\\"q\\\"\", \"\", plain, \"a,b\"")) {
+            try type.checked(.string("nope"))
+        }
         let plain = SettingType.string(choices: ["none", "manual", "auto"], pattern: nil, maxLength: nil)
         #expect(SettingsFormatter.constraint(plain) == "one of none, manual, auto")
     }
@@ -200,6 +204,9 @@ struct SettingTypeTests {
     @Test("display: an empty string is \"\", and a string in double quotes is its JSON string, so they differ")
     func displayOfQuotedStrings() {
         #expect(SettingsFormatter.display(.string("")) == #""""#)
+        #expect(SettingsFormatter.display(.string("   ")) == #""   ""#, "blanks alone would read as nothing")
+        #expect(SettingsFormatter.display(.string(" x ")) == #"" x ""#)
+        #expect(SettingsFormatter.display(.string("a b")) == "a b")
         #expect(SettingsFormatter.display(.string(#""""#)) == #""\"\"""#)
         #expect(SettingsFormatter.display(.string(#""a""#)) == #""\"a\"""#)
         #expect(SettingsFormatter.display(.string(#"""#)) == #"""#, "one quote cannot be taken for a JSON string")

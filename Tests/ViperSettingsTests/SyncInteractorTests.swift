@@ -333,7 +333,10 @@ struct SyncInteractorTests {
             for _ in 0..<50 { group.addTask { try await interactor.sync(caller: Fixtures.alice) } }
             for try await outcome in group { #expect(outcome.status.source == "http://fleet.test/settings.json") }
         }
-        for _ in 0..<50 { _ = try await interactor.sync(caller: Fixtures.root) }
+        for _ in 0..<50 {
+            let outcome = try await interactor.sync(caller: Fixtures.root)
+            #expect(outcome.earlier, "no attempt was made for it: the sync before gave its outcome")
+        }
         #expect(source.calls == 1)
     }
 
@@ -372,8 +375,8 @@ struct SyncInteractorTests {
     func syncAfterTheIntervalAsksAgain() async throws {
         let source = CountingSource()
         let interactor = self.interactor(source: source, minimumInterval: .zero)
-        _ = try await interactor.sync(caller: Fixtures.root)
-        _ = try await interactor.sync(caller: Fixtures.root)
+        #expect(try await interactor.sync(caller: Fixtures.root).earlier == false)
+        #expect(try await interactor.sync(caller: Fixtures.root).earlier == false)
         #expect(source.calls == 2)
     }
 }

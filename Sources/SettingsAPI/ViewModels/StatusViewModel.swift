@@ -106,10 +106,14 @@ public struct SyncResultViewModel: Sendable, Hashable, Codable {
     /// Keys whose effective value changed (`changedKeys`: `changed` is a Boolean in the other replies).
     public var changedKeys: [String]
     public var now: Double
+    /// True when no attempt was made for this call: the result is that of a sync that ended less than
+    /// `sync-min-interval` before it; absent otherwise.
+    public var earlier: Bool?
 
-    public init(sync: SyncStatusViewModel, changedKeys: [String], now: Double) {
+    public init(sync: SyncStatusViewModel, changedKeys: [String], now: Double, earlier: Bool? = nil) {
         self.sync = sync
         self.changedKeys = changedKeys
         self.now = now
+        self.earlier = earlier
     }
 }

@@ -36,6 +36,13 @@ package enum StatusRenderer {
             lines = ["\(model.changedKeys.count) value\(model.changedKeys.count == 1 ? "" : "s") changed:"]
             lines += model.changedKeys.map { "  \(TableFormatter.printable($0))" }
         }
+        if model.earlier == true {
+            // Not a new fetch: what the sync just before this one found, which this call did not change.
+            lines.insert(
+                "no new sync: the one that ended just before (within sync-min-interval) gives its result",
+                at: 0
+            )
+        }
         lines += Self.sync(model.sync, now: model.now)
         return lines.joined(separator: "\n")
     }

@@ -200,7 +200,7 @@ extension SettingType {
             // A choice exactly, byte for byte: a value that merely looks like one (another Unicode spelling) is not
             // one of them, as a stored value is compared.
             if let choices, !choices.contains(where: { $0.utf8.elementsEqual(text.utf8) }) {
-                throw ValueRejection("must be one of \(choices.joined(separator: ", "))")
+                throw ValueRejection("must be one of \(Self.listed(choices: choices))")
             }
             if let maxLength, text.unicodeScalars.count > maxLength {
                 throw ValueRejection("must be at most \(maxLength) characters, has \(text.unicodeScalars.count)")

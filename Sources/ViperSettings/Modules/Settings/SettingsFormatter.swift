@@ -9,7 +9,7 @@ public enum SettingsFormatter {
     ///
     /// Text in double quotes is always JSON: a string that begins and ends with `"` (`""` itself, `"a"`) is shown
     /// as its JSON string, `"\"\""`, and a list with such an element as its JSON array, so that neither is taken
-    /// for the empty string. A value that would read `(none)`, the words that stand for no value where one may be
+    /// for the empty string; so is a string with blanks at an end (`"   "`, `" x "`), which would read as less. A value that would read `(none)`, the words that stand for no value where one may be
     /// missing (a layer without one, a key a change adds), is its JSON too: `"(none)"`, `["(none)"]`.
     public static func display(_ value: SettingValue) -> String {
         let text = Self.words(value)
@@ -23,7 +23,11 @@ public enum SettingsFormatter {
         case .double(let value): return value.description
         case .string(let value):
             if value.isEmpty { return "\"\"" }
-            return Self.looksQuoted(value) ? JSONValue.string(value).serialized() : value
+            // Blanks at an end are invisible in a line of words (all blanks would read as nothing): its JSON.
+            let blankEnd =
+                value.unicodeScalars.first!.properties.isWhitespace
+                || value.unicodeScalars.last!.properties.isWhitespace
+            return Self.looksQuoted(value) || blankEnd ? JSONValue.string(value).serialized() : value
         case .strings(let values):
             if values.isEmpty { return "[]" }
             let plain = values.allSatisfy { element in
@@ -37,18 +41,6 @@ public enum SettingsFormatter {
             }
             return words
         }
-    }
-
-    /// A choice as the constraint lists it: a word as it is, anything that could not be told apart in the list (an
-    /// empty string, blanks, a comma, a quote, a control character, the `(none)` that stands for no value) as its
-    /// JSON string.
-    private static func choice(_ text: String) -> String {
-        let plain =
-            !text.isEmpty && text != ItemViewModel.noValueText
-            && !text.unicodeScalars.contains {
-                $0.properties.isWhitespace || $0 == "," || $0 == "\"" || $0.value < 0x20 || $0.value == 0x7F
-            }
-        return plain ? text : JSONValue.string(text).serialized()
     }
 
     /// Whether `text` begins and ends with a double quote, as the display of a string in JSON does.
@@ -66,7 +58,7 @@ public enum SettingsFormatter {
         case .double(nil): return "a number"
         case .string(let choices, let pattern, let maxLength, _):
             var parts: [String] = []
-            if let choices { parts.append("one of \(choices.map(Self.choice).joined(separator: ", "))") }
+            if let choices { parts.append("one of \(SettingType.listed(choices: choices))") }
             if let pattern { parts.append("matching \(pattern)") }
             if let maxLength { parts.append("at most \(maxLength) characters") }
             return parts.isEmpty ? nil : parts.joined(separator: ", ")

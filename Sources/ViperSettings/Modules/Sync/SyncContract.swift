@@ -68,10 +68,14 @@ public struct SyncOutcome: Sendable, Hashable {
     public var status: SyncStatus
     /// `module.section.item`, in order of change, without repeats.
     public var changed: [String]
+    /// True when no attempt was made for this call: the outcome is that of a sync that ended less than the minimum
+    /// interval before it (`changed` is what that sync changed).
+    public var earlier: Bool
 
-    public init(status: SyncStatus, changed: [String]) {
+    public init(status: SyncStatus, changed: [String], earlier: Bool = false) {
         self.status = status
         self.changed = changed
+        self.earlier = earlier
     }
 }
 

@@ -99,7 +99,8 @@ public final class SyncInteractor: SyncInteractorProtocol {
             return .lead
         }
         switch turn {
-        case .recent(let outcome):
+        case .recent(var outcome):
+            outcome.earlier = true
             return outcome
         case .join:
             let result = await withCheckedContinuation {

@@ -42,7 +42,8 @@ public struct SyncPresenter: SyncPresenterProtocol {
                         SyncResultViewModel(
                             sync: Self.viewModel(outcome.status),
                             changedKeys: outcome.changed,
-                            now: self.now()
+                            now: self.now(),
+                            earlier: outcome.earlier ? true : nil
                         )
                     )
                 )
