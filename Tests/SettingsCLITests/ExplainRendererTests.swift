@@ -79,4 +79,59 @@ struct ExplainRendererTests {
         let list = explained(["(none)"], display: "(none)")
         #expect(try row("local", in: list) == ["*", "local", #"["(none)"]"#, "host"])
     }
+
+    /// A string key explained, its local layer (the winner) holding `value`.
+    static func explained(_ value: String) -> ExplainViewModel {
+        ExplainViewModel(
+            item: Fixtures.item("network.proxy.autoconfig-url", title: "URL", value: .string(value), display: value),
+            layers: [
+                LayerValueViewModel(layer: .default, present: true, value: "", display: "\"\"", source: "schema"),
+                LayerValueViewModel(layer: .recommended, present: false, value: nil, display: nil, source: "remote"),
+                LayerValueViewModel(
+                    layer: .local,
+                    present: true,
+                    value: .string(value),
+                    display: value,
+                    source: "host"
+                ),
+                LayerValueViewModel(layer: .mandatory, present: false, value: nil, display: nil, source: "remote"),
+            ],
+            winner: .local,
+            revision: 1,
+            rejected: ["mandatory \(value): too long"],
+            ignored: ["recommended \(value): too long"]
+        )
+    }
+
+    @Test("on a terminal every line fits its width: long values cut with …, the winning layer still named")
+    func fitsTheTerminal() throws {
+        for (length, columns) in [(300, 60), (60_000, 80)] {
+            let value = String(repeating: "v", count: length)
+            let text = ExplainRenderer.render(
+                Self.explained(value),
+                style: TextStyle(isEnabled: false, columns: columns)
+            )
+            let lines = text.split(separator: "\n")
+            for line in lines {
+                #expect(TableFormatter.width(of: String(line)) <= columns, "\(columns): \(line.prefix(100))")
+            }
+            let local = try #require(lines.first { $0.hasPrefix("*") })
+            #expect(local.hasPrefix("*  local        vvv") && local.contains("v…") && local.hasSuffix("host"))
+            #expect(lines.contains { $0.hasPrefix("   default      \"\"") })
+            #expect(text.hasSuffix("… (local)"))
+            #expect(text.utf8.count < 1_000)
+        }
+    }
+
+    @Test("in a pipe values are whole, and a long one does not pad the other layers to its width")
+    func pipeKeepsValuesWhole() throws {
+        let value = String(repeating: "v", count: 1_000)
+        let lines = ExplainRenderer.render(Self.explained(value)).split(separator: "\n")
+        let local = try #require(lines.first { $0.hasPrefix("*") })
+        #expect(local == "*  local        \(value)  host")
+        #expect(lines.contains("   default      \"\"      schema"))
+        #expect(lines.contains("   recommended  (none)  remote"))
+        #expect(lines.last == "* wins: network.proxy.autoconfig-url is \(value) (local)")
+        #expect(lines.filter { $0.contains(value) }.count == 4)
+    }
 }

@@ -44,6 +44,28 @@ struct ModuleRendererTests {
         #expect(ModuleRenderer.legend.contains("*") && ModuleRenderer.legend.contains("[locked]"))
     }
 
+    @Test("in a pipe a long value is whole and the other rows are not padded to its width")
+    func longValueInAPipe() throws {
+        var network = Fixtures.network
+        let value = String(repeating: "v", count: 1_000)
+        network.sections[0].items[1].display = value
+        let lines = ModuleRenderer.render(network).split(separator: "\n")
+        let host = try #require(lines.first { $0.contains("network.proxy.host") })
+        #expect(host == "  network.proxy.host   \(value)" + String(repeating: " ", count: 15) + "Proxy host")
+        let port = try #require(lines.first { $0.contains("network.proxy.port") })
+        #expect(port == "  network.proxy.port   8080     *            Port")
+        #expect(lines.filter { $0.hasPrefix("  network.") && $0.count > 100 } == [host])
+    }
+
+    @Test("on a terminal a long value and title are cut to fit its width")
+    func longValueOnATerminal() {
+        var network = Fixtures.network
+        network.sections[0].items[1].display = String(repeating: "v", count: 1_000)
+        let text = ModuleRenderer.render(network, style: TextStyle(isEnabled: false, columns: 60))
+        for line in text.split(separator: "\n") { #expect(TableFormatter.width(of: String(line)) <= 60, "\(line)") }
+        #expect(text.contains("network.proxy.host   vvv"))
+    }
+
     @Test("writes no escape sequences in plain style and some on a terminal")
     func colour() {
         #expect(!ModuleRenderer.render(Fixtures.network).contains("\u{1B}["))

@@ -47,6 +47,35 @@ struct TableFormatterTests {
         #expect(TableFormatter(columns: table.columns).render([["a", .init(long)]])[0].hasSuffix(long))
     }
 
+    @Test("in a pipe, a cell wider than the cap overflows its column instead of padding every other row to it")
+    func longCellOverflows() {
+        let table = TableFormatter(columns: [.init("KEY"), .init("VALUE"), .init("TITLE")])
+        let capped = String(repeating: "c", count: TableFormatter.maximumAlignedWidth)
+        let long = String(repeating: "v", count: 1_000)
+        let lines = table.render([["a", "1", "x"], ["b", .init(long), "y"], ["c", "22", "z"]])
+        #expect(lines == ["KEY  VALUE  TITLE", "a    1      x", "b    \(long)  y", "c    22     z"])
+        // A cell as wide as the cap still sets its column's width.
+        let aligned = table.render([["a", "1", "x"], ["b", .init(capped), "y"]])
+        #expect(aligned[1] == "a    1" + String(repeating: " ", count: capped.count + 1) + "x")
+        #expect(aligned[2] == "b    \(capped)  y")
+    }
+
+    @Test("on a terminal, an overlong cell of a column that is not shrinkable overflows it too")
+    func longFixedCellOverflowsOnATerminal() {
+        let style = TextStyle(isEnabled: false, columns: 80)
+        let table = TableFormatter(columns: [.init(), .init(shrinkable: true)], style: style)
+        let long = String(repeating: "k", count: 200)
+        let lines = table.render([["a", "1"], [.init(long), "2"]])
+        #expect(lines == ["a  1", "\(long)  2"])
+    }
+
+    @Test("a line is cut to the width on a terminal and whole without one")
+    func fittedLines() {
+        #expect(TableFormatter.fitted("abcdefghij", to: 5) == "abcd…")
+        #expect(TableFormatter.fitted("abcdefghij", to: nil) == "abcdefghij")
+        #expect(TableFormatter.fitted("abc", to: 0) == "…")
+    }
+
     @Test("cutting counts wide characters as two columns")
     func truncatesWideCharacters() {
         #expect(TableFormatter.truncated("日本語テキスト", to: 6) == "日本…")

@@ -24,23 +24,35 @@ package enum ExplainRenderer {
     package static let absentValue = AbsentValue.marker
 
     /// The text, lines joined with newlines, without a final newline.
+    ///
+    /// On a terminal of known width (``TextStyle/columns``) every line fits it: values, sources, titles and reasons
+    /// are cut short (`…`); in a pipe they are whole.
     package static func render(_ model: ExplainViewModel, style: TextStyle = .plain) -> String {
         let item = model.item
+        let width = style.columns
         // Every text from the schema or the daemon is shown with its control characters escaped: the title, the
         // constraint (a string's choices), values, sources, reasons.
-        let key = style.strong(TableFormatter.printable(item.key))
-        var lines = [item.title.isEmpty ? key : "\(key): \(TableFormatter.printable(item.title))"]
-        if !item.summary.isEmpty { lines.append("  " + TableFormatter.printable(item.summary)) }
+        let key = TableFormatter.printable(item.key)
+        let heading = TableFormatter.fitted(key, to: width)
+        var lines = [style.strong(heading)]
+        let titleRoom = width.map { $0 - TableFormatter.width(of: key) - 2 }
+        if !item.title.isEmpty, (titleRoom ?? 1) >= 1 {
+            lines[0] += ": " + TableFormatter.fitted(TableFormatter.printable(item.title), to: titleRoom)
+        }
+        if !item.summary.isEmpty {
+            lines.append(TableFormatter.fitted("  " + TableFormatter.printable(item.summary), to: width))
+        }
         var typeLine = "  type \(TableFormatter.printable(item.type))"
         if let constraint = item.constraint, !constraint.isEmpty {
             typeLine += ", \(TableFormatter.printable(constraint))"
         }
         if item.locked { typeLine += "; locked, local changes are refused" }
-        lines.append(typeLine)
+        lines.append(TableFormatter.fitted(typeLine, to: width))
         lines.append("")
 
+        // On a terminal the value and the source are cut short (…) to fit its width; --json gives them whole.
         let table = TableFormatter(
-            columns: [.init(), .init("LAYER"), .init("VALUE"), .init("SOURCE")],
+            columns: [.init(), .init("LAYER"), .init("VALUE", shrinkable: true), .init("SOURCE", shrinkable: true)],
             style: style
         )
         let rows: [[TableFormatter.Cell]] = model.layers.map { layer in
@@ -60,24 +72,24 @@ package enum ExplainRenderer {
         }
         lines += table.render(rows)
         if let remote = model.remoteRevision {
-            lines.append(style.faint("remote revision in force: \(TableFormatter.printable(remote))"))
+            let line = "remote revision in force: \(TableFormatter.printable(remote))"
+            lines.append(style.faint(TableFormatter.fitted(line, to: width)))
         }
         for reason in model.rejected ?? [] {
-            lines.append(
-                style.apply(.warning, to: "fleet value rejected by the schema: \(TableFormatter.printable(reason))")
-            )
+            let line = "fleet value rejected by the schema: \(TableFormatter.printable(reason))"
+            lines.append(style.apply(.warning, to: TableFormatter.fitted(line, to: width)))
         }
         for value in model.ignored ?? [] {
-            lines.append(
-                style.apply(
-                    .warning,
-                    to: "stored value ignored, the schema rejects it: \(TableFormatter.printable(value))"
-                )
-            )
+            let line = "stored value ignored, the schema rejects it: \(TableFormatter.printable(value))"
+            lines.append(style.apply(.warning, to: TableFormatter.fitted(line, to: width)))
         }
         lines.append("")
-        let winner = "\(TableFormatter.printable(item.key)) is \(TableFormatter.printable(item.display))"
-        lines.append(style.faint("\(Self.winnerMarker) wins: \(winner) (\(model.winner.rawValue))"))
+        // The value is cut rather than the layer after it, which says where it comes from.
+        let prefix = "\(Self.winnerMarker) wins: \(key) is "
+        let suffix = " (\(model.winner.rawValue))"
+        let room = width.map { $0 - TableFormatter.width(of: prefix) - TableFormatter.width(of: suffix) }
+        let winner = prefix + TableFormatter.fitted(TableFormatter.printable(item.display), to: room) + suffix
+        lines.append(style.faint(TableFormatter.fitted(winner, to: width)))
         return lines.joined(separator: "\n")
     }
 }

@@ -4,6 +4,10 @@ import SettingsAPI
 ///
 /// Widths are measured on the text (wide characters count two columns, control characters are shown
 /// escaped), then each cell is padded and only its text is styled, so colour never breaks the alignment.
+///
+/// A column is as wide as its widest cell of at most ``maximumAlignedWidth`` columns; a wider cell overflows it
+/// (the rest of its row moves right), so that one long value does not pad every other row to its width. On a
+/// terminal, a shrinkable column is as wide as its widest cell, then cut to fit (see ``Column/shrinkable``).
 package struct TableFormatter: Sendable {
     /// How a column's cells are padded.
     package enum Alignment: Sendable, Hashable {
@@ -27,6 +31,10 @@ package struct TableFormatter: Sendable {
 
     /// The narrowest a shrinkable column gets.
     package static let minimumShrunkWidth = 8
+
+    /// The widest cell a column is made as wide as; a wider one overflows its column rather than widening it for
+    /// every row (in a pipe, where nothing is cut, and on a terminal in a column that is not shrinkable).
+    package static let maximumAlignedWidth = 60
 
     /// One cell: its text and how to emphasize it.
     package struct Cell: Sendable, Hashable, ExpressibleByStringLiteral {
@@ -75,7 +83,11 @@ package struct TableFormatter: Sendable {
         var widths = [Int](repeating: 0, count: self.columns.count)
         for row in table {
             for (index, cell) in row.enumerated() {
-                widths[index] = max(widths[index], Self.width(of: cell.text))
+                let width = Self.width(of: cell.text)
+                // A shrinkable column on a terminal is cut to fit: there its widest cell counts whole.
+                let cut = self.style.columns != nil && self.columns[index].shrinkable
+                guard cut || width <= Self.maximumAlignedWidth else { continue }
+                widths[index] = max(widths[index], width)
             }
         }
         if let limit = self.style.columns { widths = self.fitting(widths, into: limit) }
@@ -85,8 +97,9 @@ package struct TableFormatter: Sendable {
             var line = margin
             for (index, cell) in row.enumerated() {
                 if index > 0 { line += gap }
-                let shown = Self.truncated(cell.text, to: widths[index])
-                let padding = String(repeating: " ", count: widths[index] - Self.width(of: shown))
+                let cut = self.style.columns != nil && self.columns[index].shrinkable
+                let shown = cut ? Self.truncated(cell.text, to: widths[index]) : cell.text
+                let padding = String(repeating: " ", count: max(0, widths[index] - Self.width(of: shown)))
                 let text = self.style.apply(cell.emphasis, to: shown)
                 line += self.columns[index].alignment == .left ? text + padding : padding + text
             }
@@ -110,8 +123,9 @@ package struct TableFormatter: Sendable {
         return widths
     }
 
-    /// `text` cut to `width` columns, ending in `…` when it was cut.
+    /// `text` cut to `width` columns (at least one), ending in `…` when it was cut.
     package static func truncated(_ text: String, to width: Int) -> String {
+        let width = max(1, width)
         guard Self.width(of: text) > width else { return text }
         var result = ""
         var used = 0
@@ -122,6 +136,12 @@ package struct TableFormatter: Sendable {
             used += size
         }
         return result + "…"
+    }
+
+    /// `text` cut to `columns` (``truncated(_:to:)``), or whole when there is no width: for a line of a view, on
+    /// a terminal of that width or in a pipe.
+    package static func fitted(_ text: String, to columns: Int?) -> String {
+        columns.map { Self.truncated(text, to: $0) } ?? text
     }
 
     /// The number of terminal columns `text` takes: two for East Asian wide characters and emoji,
