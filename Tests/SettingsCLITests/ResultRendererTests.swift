@@ -87,6 +87,27 @@ struct ResultRendererTests {
         #expect(ModuleListRenderer.render(ModuleListViewModel(modules: [])) == "No modules.")
     }
 
+    @Test("modules and reset on a terminal cut titles and values to fit its width")
+    func fitTheTerminal() throws {
+        let title = "Network, proxies, name resolution and time servers of this host"
+        let model = ModuleListViewModel(modules: [
+            ModuleSummaryViewModel(module: "network", title: title, description: "", keys: 9, modified: 2, revision: 41)
+        ])
+        let style = TextStyle(isEnabled: false, columns: 60)
+        let lines = ModuleListRenderer.render(model, style: style).split(separator: "\n")
+        for line in lines { #expect(TableFormatter.width(of: String(line)) <= 60, "\(line)") }
+        #expect(lines[1].hasPrefix("network  Network, ") && lines[1].contains("…") && lines[1].hasSuffix("41"))
+        #expect(ModuleListRenderer.render(model).contains(title))
+
+        var host = Fixtures.host
+        host.display = String(repeating: "h", count: 300)
+        let reset = ResetResultViewModel(items: [host, Fixtures.port], changed: true, revision: 8)
+        let text = ResetResultRenderer.render(reset, target: "network", style: style)
+        for line in text.split(separator: "\n") { #expect(TableFormatter.width(of: String(line)) <= 60, "\(line)") }
+        #expect(text.contains("hhh…  (default)"))
+        #expect(ResetResultRenderer.render(reset, target: "network").contains(host.display + "  (default)"))
+    }
+
     @Test("load of a file that names no module says so instead of printing an empty line")
     func loadOfNothing() {
         let nothing = LoadResultViewModel(modules: [], problems: [], applied: true)

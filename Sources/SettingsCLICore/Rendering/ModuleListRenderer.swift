@@ -2,12 +2,13 @@ package import SettingsAPI
 
 /// Renders the reply of `ListModules` (`settingsctl modules`) as a table: NAME TITLE KEYS MODIFIED REVISION.
 package enum ModuleListRenderer {
-    /// The table's lines joined with newlines, without a final newline.
+    /// The table's lines joined with newlines, without a final newline; on a terminal, titles are cut short (…) to
+    /// fit its width.
     package static func render(_ model: ModuleListViewModel, style: TextStyle = .plain) -> String {
         guard !model.modules.isEmpty else { return "No modules." }
         let table = TableFormatter(
             columns: [
-                .init("NAME"), .init("TITLE"), .init("KEYS", alignment: .right),
+                .init("NAME"), .init("TITLE", shrinkable: true), .init("KEYS", alignment: .right),
                 .init("MODIFIED", alignment: .right), .init("REVISION", alignment: .right),
             ],
             style: style

@@ -17,7 +17,8 @@ package enum ResetResultRenderer {
             return "\(shown): reset to \(style.strong(display)) (\(item.layer.rawValue))"
         }
         guard model.changed else { return "\(shown): nothing to reset, no local values" }
-        let table = TableFormatter(columns: Array(repeating: .init(), count: 3), indent: 2, style: style)
+        // On a terminal the values are cut short (…) to fit its width, as `show` cuts them.
+        let table = TableFormatter(columns: [.init(), .init(shrinkable: true), .init()], indent: 2, style: style)
         let rows: [[TableFormatter.Cell]] = model.items.map { item in
             [
                 TableFormatter.Cell(item.key), TableFormatter.Cell(item.display),
