@@ -56,6 +56,13 @@ struct SettingsctlEndToEndTests {
             (["get", "network.dns.port"], "no such key: 'network.dns.port' (settingsctl show network lists its keys)"),
             (["watch", "network.proxy"], "'network.proxy' is a section: a key is MODULE.SECTION.ITEM"),
             (["watch", "network.proxy.prot"], "did you mean 'network.proxy.port'?"),
+            // A key without its module: the key of the module with that section and item, or the closest one.
+            (
+                ["get", "proxy.port"],
+                "no such module: 'proxy'; did you mean 'network.proxy.port'? (settingsctl show network"
+            ),
+            (["explain", "proxy.prot"], "did you mean 'network.proxy.port'?"),
+            (["watch", "proxy.port"], "did you mean 'network.proxy.port'?"),
         ]
         for (arguments, expected) in cases {
             let result = daemon.ctl(arguments)

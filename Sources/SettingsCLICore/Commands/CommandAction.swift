@@ -28,7 +28,18 @@ package enum CommandAction: Sendable, Hashable {
         do {
             return try self.run(using: client, style: style, json: json)
         } catch {
-            throw NameSuggestion.suggesting(error, client: client)
+            throw NameSuggestion.suggesting(error, asked: self.names, client: client)
+        }
+    }
+
+    /// The keys and modules the command names on its command line, for ``NameSuggestion``.
+    var names: [String] {
+        switch self {
+        case .show(let module?): [module]
+        case .get(let key), .set(let key, _), .reset(let key), .explain(let key): [key]
+        case .dump(let modules, _): modules
+        case .diff(let module, _, _): [module]
+        case .modules, .show(nil), .status, .sync, .load: []
         }
     }
 

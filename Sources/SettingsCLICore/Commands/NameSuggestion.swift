@@ -6,7 +6,10 @@ import SettingsAPI
 package enum NameSuggestion {
     /// `failure` with a suggestion in its message when it is a `NoSuchModule` or `NoSuchKey` and a name close to the
     /// one refused exists; else `failure` as it is.
-    static func suggesting(_ failure: CLIFailure, client: VarlinkClient) -> CLIFailure {
+    ///
+    /// - Parameter asked: the keys and modules the command named, from which the key a `NoSuchModule` was about is
+    ///   told (`proxy.port`, a key without its module, is refused as the module `proxy`).
+    static func suggesting(_ failure: CLIFailure, asked: [String] = [], client: VarlinkClient) -> CLIFailure {
         guard let name = failure.errorName, let parameters = failure.parameters else { return failure }
         var suggested = failure
         if name == SettingsErrorViewModel.noSuchModule(module: "").errorName,
@@ -14,13 +17,23 @@ package enum NameSuggestion {
         {
             let modules = Self.modules(client)
             let first = String(module.prefix { $0 != "." })
-            let hint =
+            var listing: String?
+            var hint =
                 module.contains(".") && modules.contains(first)
                 // A key or section where a module was expected (`show network.proxy.port`).
                 ? "'\(TableFormatter.printable(module))' is not a module: its module is \(first)"
-                : ClosestName.closest(to: module, in: modules).map { "did you mean '\($0)'?" }
+                : nil
+            // A key without its module (`get proxy.port`): the key of a module with that section and item.
+            if hint == nil, !module.contains("."), let key = asked.first(where: { $0.hasPrefix(module + ".") }) {
+                let keys = modules.flatMap { Self.keys(of: $0, client: client) }
+                if let full = Self.key(missingItsModule: key, in: keys) {
+                    hint = "did you mean '\(TableFormatter.printable(full))'?"
+                    listing = "settingsctl show \(full.prefix { $0 != "." }) lists its keys"
+                }
+            }
+            hint = hint ?? ClosestName.closest(to: module, in: modules).map { "did you mean '\($0)'?" }
             guard let hint else { return failure }
-            suggested.message = CLIFailure.noSuch("module", module, hint: hint)
+            suggested.message = CLIFailure.noSuch("module", module, hint: hint, listing: listing)
         } else if name == SettingsErrorViewModel.noSuchKey(key: "").errorName, let key = parameters["key"]?.stringValue
         {
             guard let (hint, listing) = Self.keyHint(for: key, client: client) else { return failure }
@@ -50,6 +63,20 @@ package enum NameSuggestion {
         }
         // Nothing close: where the module's keys are listed, at least.
         return (ClosestName.closest(to: asked, in: keys).map { "did you mean '\($0)'?" }, listing)
+    }
+
+    /// The key that `key`, given without its module (`proxy.port`), most likely meant: the one of `keys` that is
+    /// `key` after its module (`network.proxy.port`), else the closest one so (`proxy.prot`), by
+    /// ``ClosestName``; the first module's in order of names when several modules have it.
+    package static func key(missingItsModule key: String, in keys: [String]) -> String? {
+        var full: [String: String] = [:]
+        for candidate in keys.sorted() {
+            guard let dot = candidate.firstIndex(of: ".") else { continue }
+            let rest = String(candidate[candidate.index(after: dot)...])
+            if full[rest] == nil { full[rest] = candidate }
+        }
+        if let exact = full[key] { return exact }
+        return ClosestName.closest(to: key, in: Array(full.keys)).flatMap { full[$0] }
     }
 
     private static func modules(_ client: VarlinkClient) -> [String] {

@@ -124,7 +124,7 @@ package struct WatchSession: Sendable {
                             "'\(TableFormatter.printable(cursor ?? ""))' is not a cursor: pass one that watch printed"
                         )
                         // A mistyped key or module: the closest one, as `get` says.
-                        : NameSuggestion.suggesting(error, client: client)
+                        : NameSuggestion.suggesting(error, asked: self.targets, client: client)
                     return false
                 }
                 do {

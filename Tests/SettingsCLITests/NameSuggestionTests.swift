@@ -1,0 +1,25 @@
+import SettingsCLICore
+import Testing
+
+@Suite("NameSuggestion")
+struct NameSuggestionTests {
+    static let keys = [
+        "network.proxy.port", "network.proxy.mode", "network.dns.servers", "display.output.scale", "power.dns.port",
+    ]
+
+    @Test("a key without its module is the key of the module with that section and item, the first by name")
+    func keyWithoutItsModule() {
+        #expect(NameSuggestion.key(missingItsModule: "proxy.port", in: Self.keys) == "network.proxy.port")
+        #expect(NameSuggestion.key(missingItsModule: "output.scale", in: Self.keys) == "display.output.scale")
+        #expect(NameSuggestion.key(missingItsModule: "dns.servers", in: Self.keys) == "network.dns.servers")
+        #expect(NameSuggestion.key(missingItsModule: "dns.port", in: Self.keys) == "power.dns.port")
+    }
+
+    @Test("else the closest key so, by edit distance; nothing when none is close")
+    func closestKeyWithoutItsModule() {
+        #expect(NameSuggestion.key(missingItsModule: "proxy.prot", in: Self.keys) == "network.proxy.port")
+        #expect(NameSuggestion.key(missingItsModule: "Proxy.Mode", in: Self.keys) == "network.proxy.mode")
+        #expect(NameSuggestion.key(missingItsModule: "zzz.qqq", in: Self.keys) == nil)
+        #expect(NameSuggestion.key(missingItsModule: "proxy.port", in: []) == nil)
+    }
+}
