@@ -231,7 +231,7 @@ struct SyncInteractorTests {
         let state = try await self.repository.state(of: "network")
         #expect(state.recommended.isEmpty)
         #expect(state.revision == 2)
-        #expect(self.recorder.snapshot.rejected == ["nope: no such module"])
+        #expect(self.recorder.snapshot.rejected == ["nope: no such module: its values a.b (recommended)"])
     }
 
     @Test("a snapshot that changes nothing writes nothing and keeps the revision")

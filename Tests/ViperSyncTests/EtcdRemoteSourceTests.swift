@@ -70,11 +70,12 @@ struct EtcdRemoteSourceTests {
                 "display": RemoteModuleValues(recommended: ["night.enabled": true]),
             ]
         )
-        // Skipped keys travel with the snapshot, as written in etcd, for `status` to list.
+        // Skipped keys travel with the snapshot for `status` to list: a value that is not JSON as the setting it is
+        // for (explain finds it), a key off the layout as written in etcd.
         #expect(
             snapshot.rejected.map(\.key) == [
-                "viper/network/other/proxy.mode", "viper/network/recommended/noitem",
-                "viper/network/recommended/proxy.bad", "viper/toplevel",
+                "network.proxy.bad", "viper/network/other/proxy.mode", "viper/network/recommended/noitem",
+                "viper/toplevel",
             ]
         )
         #expect(status.snapshot.state == .ok)
@@ -95,7 +96,8 @@ struct EtcdRemoteSourceTests {
             try await client.put("viper/network/mandatory/proxy.port", "garbage")
             let broken = try await log.wait("the garbage") { !$0.rejected.isEmpty }
             #expect(broken.modules["network"]?.mandatory["proxy.port"] == nil, "the old value is not kept silently")
-            #expect(broken.rejected.map(\.key) == ["viper/network/mandatory/proxy.port"])
+            #expect(broken.rejected.map(\.key) == ["network.proxy.port"])
+            #expect(broken.rejected.first?.reason.hasPrefix("viper/network/mandatory/proxy.port: ") == true)
             #expect(broken.rejected.first?.reason.hasSuffix("the key sets no value until it holds JSON") == true)
             try await client.put("viper/network/mandatory/proxy.port", "3128")
             let fixed = try await log.wait("the fix") { $0.modules["network"]?.mandatory["proxy.port"] == 3128 }

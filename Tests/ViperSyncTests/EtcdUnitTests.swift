@@ -106,7 +106,9 @@ struct EtcdUnitTests {
         #expect(keys.snapshot.modules.isEmpty)
     }
 
-    @Test("skipped keys travel with the snapshot, as written in etcd, sorted by module and key, with the reason")
+    @Test(
+        "skipped keys travel with the snapshot, sorted, with the reason: a value that is not JSON as its setting, a key off the layout as written"
+    )
     func skippedKeysInSnapshot() throws {
         var keys = EtcdKeySpace(prefix: "viper")
         keys.replaceAll(
@@ -118,11 +120,16 @@ struct EtcdUnitTests {
             revision: 3
         )
         let rejected = keys.snapshot.rejected
-        #expect(rejected.map(\.key) == ["viper/audio/mandatory/volume.level", "viper/network/bogus/a.b"])
+        #expect(rejected.map(\.key) == ["audio.volume.level", "viper/network/bogus/a.b"])
         #expect(rejected.map(\.module) == ["audio", "network"])
         let garbage = try #require(rejected.first)
-        #expect(garbage.description.hasPrefix("viper/audio/mandatory/volume.level: the value is not JSON ("))
+        #expect(
+            garbage.description.hasPrefix(
+                "audio.volume.level: viper/audio/mandatory/volume.level: the value is not JSON ("
+            )
+        )
         #expect(garbage.reason.hasSuffix("; the key sets no value until it holds JSON"))
+        #expect(garbage.layer == .mandatory && garbage.description.hasSuffix(" (mandatory)"))
         #expect(rejected[1].reason.contains("neither 'recommended' nor 'mandatory'"))
         // Deleting or fixing a key takes its rejection away.
         keys.delete(key: Array("viper/network/bogus/a.b".utf8))

@@ -258,8 +258,9 @@ struct HTTPRemoteSourceTests {
             let error = harness.status.snapshot.lastError ?? ""
             #expect(
                 error
-                    == "TLS handshake with \(url) failed: its certificate is not signed by a trusted CA "
-                    + "(set remote-ca-file to the PEM file of the CA that signed it)"
+                    == "TLS handshake with \(url) failed: its certificate does not verify: it is not signed by a trusted CA "
+                    + "(set remote-ca-file to the PEM file of the CA that signed it), or it has expired or is not valid "
+                    + "yet (see its dates: openssl s_client -connect HOST:PORT </dev/null | openssl x509 -noout -dates)"
             )
         }
     }

@@ -85,9 +85,26 @@ public struct EtcdKeySpace: Sendable, Equatable {
             }
         }
         let rejected = self.rejected.map { key, reason in
-            RemoteRejection(module: self.module(of: key), key: key, reason: reason)
+            // A key of the layout whose value is refused is told as the setting it is for (explain finds it there),
+            // the etcd key in the reason.
+            guard let (module, item, layer) = self.layout(of: key) else {
+                return RemoteRejection(module: self.module(of: key), key: key, reason: reason)
+            }
+            return RemoteRejection(module: module, key: "\(module).\(item)", reason: "\(key): \(reason)", layer: layer)
         }
         return RemoteSnapshot(revision: String(self.revision), modules: modules, rejected: rejected.sorted())
+    }
+
+    /// The module, `SECTION.ITEM` and layer a key of the layout (`PREFIX/MODULE/LAYER/SECTION.ITEM`) names; `nil` for
+    /// any other key.
+    private func layout(of key: String) -> (module: String, item: String, layer: LayerName)? {
+        let head = self.prefix + "/"
+        guard key.hasPrefix(head) else { return nil }
+        let parts = key.dropFirst(head.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[2].split(separator: ".").count == 2,
+            let layer = LayerName(rawValue: String(parts[1])), layer == .recommended || layer == .mandatory
+        else { return nil }
+        return (String(parts[0]), String(parts[2]), layer)
     }
 
     /// The module a key under the prefix names (its first component), empty for a key outside the prefix.

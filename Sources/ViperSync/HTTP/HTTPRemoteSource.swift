@@ -355,9 +355,11 @@ public final class HTTPRemoteSource: RemoteSource {
     private static func describe(other error: any Error, url: String) -> RemoteSyncError {
         let text = "\(error)"
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            // BoringSSL says only that the chain did not verify: an unknown CA and dates out of range look the same.
             return RemoteSyncError.attempt(
-                "TLS handshake with \(url) failed: its certificate is not signed by a trusted CA (set remote-ca-file "
-                    + "to the PEM file of the CA that signed it)"
+                "TLS handshake with \(url) failed: its certificate does not verify: it is not signed by a trusted CA "
+                    + "(set remote-ca-file to the PEM file of the CA that signed it), or it has expired or is not valid "
+                    + "yet (see its dates: openssl s_client -connect HOST:PORT </dev/null | openssl x509 -noout -dates)"
             )
         }
         if text.contains("failedToValidateHostname") {

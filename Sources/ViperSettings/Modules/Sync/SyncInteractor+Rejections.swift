@@ -9,13 +9,27 @@ extension SyncInteractor {
     /// ignored, so it is not) and every rejected remote value, sorted by module and key: what the last snapshot holds
     /// that the schemas reject or that the source could not read, and the stored values the schemas reject now (a
     /// reload narrowed or removed the key, and the source has not said otherwise since).
+    /// Why the values of a module no schema serves are rejected, naming some of them, so that they can be found at
+    /// the source: "no such module: its values a.b (recommended), c.d (mandatory)".
+    static func noSuchModule(_ values: RemoteModuleValues?) -> String {
+        guard let values else { return "no such module" }
+        let keys =
+            (values.recommended.keys.map { "\($0) (recommended)" } + values.mandatory.keys.map { "\($0) (mandatory)" })
+            .sorted()
+        guard !keys.isEmpty else { return "no such module" }
+        let shown = keys.prefix(5).joined(separator: ", ")
+        return "no such module: its values \(shown)" + (keys.count > 5 ? " and \(keys.count - 5) more" : "")
+    }
+
     public func refresh() async {
         let last = self.lastApplied.withLock { $0 }
         var rejected = (last?.snapshot.rejected ?? []) + (last?.notStored ?? [])
         let schemas = self.schemas()
         let known = Set(schemas.map(\.name))
         for module in last?.snapshot.modules.keys.sorted() ?? [] where !known.contains(module) {
-            rejected.append(RemoteRejection(module: module, key: module, reason: "no such module"))
+            rejected.append(
+                RemoteRejection(module: module, key: module, reason: Self.noSuchModule(last?.snapshot.modules[module]))
+            )
         }
         var recommended = 0
         var mandatory = 0
