@@ -213,7 +213,7 @@ struct SettingsctlEndToEndTests {
         }
         let explain = daemon.ctl(["explain", "network.proxy.port"])
         #expect(
-            explain.stdout.contains("fleet value rejected by the schema: value 99999: must be within 1..65535"),
+            explain.stdout.contains("fleet value rejected: value 99999: must be within 1..65535"),
             "\(explain)"
         )
         #expect(daemon.ctl(["get", "network.proxy.port"]).stdout == "3128\n")
@@ -265,7 +265,7 @@ struct SettingsctlEndToEndTests {
         )
         let explain = daemon.ctl(["explain", "network.proxy.port"])
         #expect(
-            explain.stdout.contains("fleet value rejected by the schema: value 8080: must be within 1..5000"),
+            explain.stdout.contains("fleet value rejected: value 8080: must be within 1..5000"),
             "\(explain)"
         )
         #expect(daemon.ctl(["set", "network.proxy.port", "500"]).status == 0, "the lock is lifted")

@@ -76,7 +76,7 @@ package enum ExplainRenderer {
             lines.append(style.faint(TableFormatter.fitted(line, to: width)))
         }
         for reason in model.rejected ?? [] {
-            let line = "fleet value rejected by the schema: \(TableFormatter.printable(reason))"
+            let line = "fleet value rejected: \(TableFormatter.printable(reason))"
             lines.append(style.apply(.warning, to: TableFormatter.fitted(line, to: width)))
         }
         for value in model.ignored ?? [] {
