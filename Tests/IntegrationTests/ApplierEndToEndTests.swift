@@ -453,6 +453,46 @@ struct ApplierEndToEndTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a target removed by a SIGHUP while the check of the apply another SIGHUP started runs is never written")
+    func removedDuringReloadCheck() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let base = daemon.root.path
+        let applier = try fixture.start()
+        // Every target applied from the daemon's values: a SIGHUP now applies what it loads at once.
+        #expect(
+            fixture.wait(applier, until: fixture.root + "/etc/proxy.conf", contains: "port=3128"),
+            "\(applier.stderr)"
+        )
+        // Added at a SIGHUP: that reload's apply runs its check, which would run for 100 s.
+        try Files.write(
+            """
+            {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/slow.conf",
+             "check": ["sh", "-c", "echo $$ > \(base)/check-pid; exec sleep 100"]}
+            """,
+            to: fixture.targets + "/slow.json"
+        )
+        let slow = fixture.root + "/etc/slow.conf"
+        try Files.write("old\n", to: slow)
+        applier.signal(SIGHUP)
+        #expect(applier.wait { _ in Files.exists(base + "/check-pid") }, "the check never started: \(applier.stderr)")
+        let pid = try #require(Processes.pid(in: base + "/check-pid"))
+        // Removed by the next SIGHUP while that check runs: handled now, not after the check.
+        try FileManager.default.removeItem(atPath: fixture.targets + "/slow.json")
+        applier.signal(SIGHUP)
+        #expect(
+            applier.wait { $0.stderr.contains("its apply was stopped before it wrote") },
+            "the second SIGHUP did not stop the apply: \(applier.stderr)"
+        )
+        #expect(applier.wait { _ in !Processes.isRunning(pid) }, "the check outlived its target")
+        if Processes.isRunning(pid) { kill(pid, SIGKILL) }
+        #expect(try Files.read(slow) == "old\n", "a removed target's file must not be written")
+        #expect(!applier.stderr.contains("wrote \(slow) (target slow)"), "\(applier.stderr)")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("a fleet value (recommended, then mandatory after a sync) reaches the file like a local one")
     func fleetChangeReachesFile() throws {
         let fleet = try FleetDocumentServer(

@@ -12,12 +12,20 @@ struct TargetReloadService: Service {
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        for await _ in signals.cancelOnGracefulShutdown() {
-            // A stop meanwhile stops the check or reload that the targets' apply runs, as it does the follower's.
-            await cancelWhenGracefulShutdown {
-                self.notifier.reloading(status: "re-reading the targets")
-                await self.interactor.reload(from: self.loader)
-                await self.interactor.tellReady()
+        // Each SIGHUP is handled at once, not after the apply the one before started: a target that SIGHUP removes
+        // while its check runs must have that apply stopped (the Interactor, reentered, withdraws it), and the apply
+        // that runs goes on with the targets as loaded now.
+        await withDiscardingTaskGroup { group in
+            for await _ in signals.cancelOnGracefulShutdown() {
+                group.addTask {
+                    // A stop meanwhile stops the check or reload that the targets' apply runs, as it does the
+                    // follower's.
+                    await cancelWhenGracefulShutdown {
+                        self.notifier.reloading(status: "re-reading the targets")
+                        await self.interactor.reload(from: self.loader)
+                        await self.interactor.tellReady()
+                    }
+                }
             }
         }
     }

@@ -232,7 +232,8 @@ public actor JSONFileRepository: SettingsRepository {
         return StorageError(
             """
             module '\(module)' refuses writes: it is at revision \(state.revision), the highest there is (read \
-            from its state files in \(self.directory)); fix or remove those files
+            from its state files in \(self.directory)); fix or remove those files, then restart viper-settingsd (a \
+            running daemon does not read a module's files again below a revision it served)
             """,
             errno: EOVERFLOW
         )
