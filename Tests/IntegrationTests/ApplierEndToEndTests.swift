@@ -81,6 +81,21 @@ struct ApplierEndToEndTests {
             )
         }
 
+        /// Writes the target `slow` (`/etc/slow.conf`, holding `old` now), whose check writes its process id to
+        /// `checkPID`, then sleeps 100 s; returns the destination's path.
+        func writeSlowTarget(checkPID: String) throws -> String {
+            try Files.write(
+                """
+                {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/slow.conf",
+                 "check": ["sh", "-c", "echo $$ > \(checkPID); exec sleep 100"]}
+                """,
+                to: self.targets + "/slow.json"
+            )
+            let slow = self.root + "/etc/slow.conf"
+            try Files.write("old\n", to: slow)
+            return slow
+        }
+
         /// Waits until `path` holds `text` (the applier has no fixed delay to wait for).
         func wait(_ applier: BackgroundCommand, until path: String, contains text: String) -> Bool {
             applier.wait { _ in ((try? Files.read(path)) ?? "").contains(text) }
@@ -425,15 +440,7 @@ struct ApplierEndToEndTests {
         let fixture = try Applier(daemon)
         let base = daemon.root.path
         // Its check would run for 100 s, longer than systemd's TimeoutStopSec=15s, under the applier's 60 s limit.
-        try Files.write(
-            """
-            {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/slow.conf",
-             "check": ["sh", "-c", "echo $$ > \(base)/check-pid; exec sleep 100"]}
-            """,
-            to: fixture.targets + "/slow.json"
-        )
-        let slow = fixture.root + "/etc/slow.conf"
-        try Files.write("old\n", to: slow)
+        let slow = try fixture.writeSlowTarget(checkPID: base + "/check-pid")
         let applier = try fixture.start()
         #expect(applier.wait { _ in Files.exists(base + "/check-pid") }, "the check never started: \(applier.stderr)")
         let pid = try #require(Processes.pid(in: base + "/check-pid"))
@@ -466,15 +473,7 @@ struct ApplierEndToEndTests {
             "\(applier.stderr)"
         )
         // Added at a SIGHUP: that reload's apply runs its check, which would run for 100 s.
-        try Files.write(
-            """
-            {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/slow.conf",
-             "check": ["sh", "-c", "echo $$ > \(base)/check-pid; exec sleep 100"]}
-            """,
-            to: fixture.targets + "/slow.json"
-        )
-        let slow = fixture.root + "/etc/slow.conf"
-        try Files.write("old\n", to: slow)
+        let slow = try fixture.writeSlowTarget(checkPID: base + "/check-pid")
         applier.signal(SIGHUP)
         #expect(applier.wait { _ in Files.exists(base + "/check-pid") }, "the check never started: \(applier.stderr)")
         let pid = try #require(Processes.pid(in: base + "/check-pid"))

@@ -18,19 +18,24 @@ struct ApplyInFlightTests {
         ["sh", "-c", .string("echo $$ > \(marker); while [ ! -e \(gate) ]; do sleep 0.02; done")]
     }
 
+    /// The target `slow`, writing `/etc/slow.conf` from `network.proxy.host`, whose check is ``gatedCheck(marker:gate:)``.
+    static func writeSlowTarget(in fixture: ApplyInteractorTests.Fixture, marker: String, gate: String) throws {
+        try fixture.folder.write(
+            "slow",
+            [
+                "reads": ["network.proxy.host"], "destination": "/etc/slow.conf",
+                "check": Self.gatedCheck(marker: marker, gate: gate),
+            ],
+            template: "host={{network.proxy.host}}\n"
+        )
+    }
+
     @Test("a target removed while its check runs: the check is stopped and its file is never written")
     func removedWhileChecked() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try ApplyInteractorTests.Fixture(directory)
             let (marker, gate) = (directory + "/marker", directory + "/gate")
-            try fixture.folder.write(
-                "slow",
-                [
-                    "reads": ["network.proxy.host"], "destination": "/etc/slow.conf",
-                    "check": Self.gatedCheck(marker: marker, gate: gate),
-                ],
-                template: "host={{network.proxy.host}}\n"
-            )
+            try Self.writeSlowTarget(in: fixture, marker: marker, gate: gate)
             // After slow in file-name order: applied once slow's check has ended.
             try fixture.folder.write(
                 "zlate",
@@ -83,14 +88,7 @@ struct ApplyInFlightTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try ApplyInteractorTests.Fixture(directory)
             let (marker, gate) = (directory + "/marker", directory + "/gate")
-            try fixture.folder.write(
-                "slow",
-                [
-                    "reads": ["network.proxy.host"], "destination": "/etc/slow.conf",
-                    "check": Self.gatedCheck(marker: marker, gate: gate),
-                ],
-                template: "host={{network.proxy.host}}\n"
-            )
+            try Self.writeSlowTarget(in: fixture, marker: marker, gate: gate)
             let interactor = try await fixture.interactor()
             try Files.write("", to: gate)
             await interactor.received([

@@ -4,31 +4,37 @@ import Glibc
 enum AccountName {
     /// The name of the user `uid`, or its number.
     static func user(_ uid: UInt32) -> String {
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        let name = buffer.withUnsafeMutableBufferPointer { buffer -> String? in
+        self.name(of: uid) { buffer, size in
             var entry = passwd()
             var result: UnsafeMutablePointer<passwd>?
-            guard let base = buffer.baseAddress, getpwuid_r(uid, &entry, base, buffer.count, &result) == 0,
-                result != nil,
-                let name = entry.pw_name
-            else { return nil }
+            guard getpwuid_r(uid, &entry, buffer, size, &result) == 0, result != nil, let name = entry.pw_name else {
+                return nil
+            }
             return String(cString: name)
         }
-        return name ?? String(uid)
     }
 
     /// The name of the group `gid`, or its number.
     static func group(_ gid: UInt32) -> String {
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        let name = buffer.withUnsafeMutableBufferPointer { buffer -> String? in
+        self.name(of: gid) { buffer, size in
             var entry = Glibc.group()
             var result: UnsafeMutablePointer<Glibc.group>?
-            guard let base = buffer.baseAddress, getgrgid_r(gid, &entry, base, buffer.count, &result) == 0,
-                result != nil,
-                let name = entry.gr_name
-            else { return nil }
+            guard getgrgid_r(gid, &entry, buffer, size, &result) == 0, result != nil, let name = entry.gr_name else {
+                return nil
+            }
             return String(cString: name)
         }
-        return name ?? String(gid)
+    }
+
+    /// What `lookUp` finds with a buffer for the entry's strings, or `id` as a number.
+    private static func name(
+        of id: UInt32,
+        _ lookUp: (UnsafeMutablePointer<CChar>, Int) -> String?
+    ) -> String {
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        let name = buffer.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { lookUp($0, buffer.count) }
+        }
+        return name ?? String(id)
     }
 }
