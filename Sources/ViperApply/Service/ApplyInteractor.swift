@@ -269,12 +269,7 @@ public actor ApplyInteractor {
         for target in targets {
             let revision = self.renderRevisions(of: target)
             revisions.append(revision)
-            rendered.append(
-                Result { () throws(ApplyError) -> String in
-                    if let reason = self.unserved(target) { throw reason }
-                    return try self.renderer.render(target, values: self.state.values, revisions: revision)
-                }
-            )
+            rendered.append(Result { () throws(ApplyError) -> String in try self.render(target, revisions: revision) })
         }
         let applier = self.applier
         let outcomes = await withTaskGroup(of: (Int, ApplyOutcome).self) { group in
@@ -319,6 +314,13 @@ public actor ApplyInteractor {
         }
     }
 
+    /// `target` rendered from the values held, as an apply and a dry run render it: not at all when it reads a
+    /// module the daemon does not serve (``unserved(_:)``).
+    private func render(_ target: ApplyTarget, revisions: [String: Int64]) throws(ApplyError) -> String {
+        if let reason = self.unserved(target) { throw reason }
+        return try self.renderer.render(target, values: self.state.values, revisions: revisions)
+    }
+
     /// Why `target` is not rendered: it reads a module the daemon does not serve (a schema removed or rejected, a
     /// typo), and rendering would blank every value of it in a system file; the file keeps what it holds until the
     /// module is served. `nil` when every module it reads is served.
@@ -340,7 +342,7 @@ public actor ApplyInteractor {
     ) async -> ApplyOutcome {
         let rendered: String
         do {
-            rendered = try self.renderer.render(target, values: self.state.values, revisions: revisions)
+            rendered = try self.render(target, revisions: revisions)
         } catch {
             return ApplyOutcome(result: .failed, error: error.description)
         }
