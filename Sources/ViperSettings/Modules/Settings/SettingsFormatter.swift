@@ -9,8 +9,9 @@ public enum SettingsFormatter {
     ///
     /// Text in double quotes is always JSON: a string that begins and ends with `"` (`""` itself, `"a"`) is shown
     /// as its JSON string, `"\"\""`, and a list with such an element as its JSON array, so that neither is taken
-    /// for the empty string; so is a string with blanks at an end (`"   "`, `" x "`), which would read as less. A value that would read `(none)`, the words that stand for no value where one may be
-    /// missing (a layer without one, a key a change adds), is its JSON too: `"(none)"`, `["(none)"]`.
+    /// for the empty string; so is a string with blanks at an end (`"   "`, `" x "`), which would read as less. A
+    /// value that would read `(none)`, the words that stand for no value where one may be missing (a layer without
+    /// one, a key a change adds), is its JSON too: `"(none)"`, `["(none)"]`.
     public static func display(_ value: SettingValue) -> String {
         let text = Self.words(value)
         return text == ItemViewModel.noValueText ? value.json.serialized() : text
