@@ -117,6 +117,41 @@ struct ViewModelTextTests {
         #expect(try JSONValue(parsing: text)["previous"]?["key"] == "updates.channel")
     }
 
+    @Test("an item written through its key's template is the encoder's bytes", arguments: Self.items)
+    func template(_ item: ItemViewModel) throws {
+        let template = ItemViewModel.TextTemplate(item)
+        #expect(template.matches(item))
+        #expect(Self.text { template.write(item, into: &$0) } == (try Self.encoded(item)))
+        // The members that come from the value are the item's own, not the template's.
+        var changed = item
+        changed.value = "other \u{202e}"
+        changed.display = "other"
+        changed.layer = .mandatory
+        changed.locked.toggle()
+        changed.modified.toggle()
+        #expect(template.matches(changed))
+        #expect(Self.text { template.write(changed, into: &$0) } == (try Self.encoded(changed)))
+        let reply = SetResultViewModel(item: changed, previous: item, changed: true, revision: 7)
+        let written = Self.text { reply.writeJSONText(into: &$0) { template.write($0, into: &$1) } }
+        #expect(written == (try Self.encoded(reply)))
+    }
+
+    @Test("a template does not match an item whose schema members differ")
+    func templateMismatch() {
+        let item = Self.items[2]
+        let template = ItemViewModel.TextTemplate(item)
+        let edits: [(inout ItemViewModel) -> Void] = [
+            { $0.key = "updates.other" }, { $0.id = "other" }, { $0.title = "Other" }, { $0.summary = "" },
+            { $0.type = "strings" }, { $0.defaultValue = "beta" }, { $0.defaultDisplay = "beta" },
+            { $0.constraint = nil }, { $0.limits = nil }, { $0.limits?.maxLength = 13 },
+        ]
+        for edit in edits {
+            var other = item
+            edit(&other)
+            #expect(!template.matches(other), "\(other)")
+        }
+    }
+
     @Test("text is appended after what is already there")
     func appends() throws {
         var out = Array("prefix:".utf8)

@@ -83,6 +83,96 @@ extension ItemViewModel {
 }
 
 extension ItemViewModel {
+    /// The text of an item's members that come from its schema (everything but `display`, `layer`, `locked`,
+    /// `modified` and `value`), made once: ``write(_:into:)`` appends the bytes of ``writeJSONText(into:)`` for any
+    /// item it ``matches(_:)``, copying those parts instead of writing them again. A `Set` reply holds two items of
+    /// one key, and a key's schema members are the same in every reply about it.
+    public final class TextTemplate: Sendable {
+        /// The item the template was made from; only its schema members are used.
+        private let source: ItemViewModel
+        /// The text before `display`'s value, between it and `layer`'s, between that and `locked`'s, between that and
+        /// `modified`'s, and between that and `value`'s.
+        private let beforeDisplay: [UInt8]
+        private let beforeLayer: [UInt8]
+        private let beforeLocked: [UInt8]
+        private let beforeModified: [UInt8]
+        private let beforeValue: [UInt8]
+
+        /// The template of `item`'s key, as its schema members are in `item`.
+        public init(_ item: ItemViewModel) {
+            self.source = item
+            func name(_ key: CodingKeys, into out: inout [UInt8], first: Bool = false) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key.stringValue, into: &out)
+                out.append(UInt8(ascii: ":"))
+            }
+            var display: [UInt8] = [UInt8(ascii: "{")]
+            if let constraint = item.constraint {
+                name(.constraint, into: &display, first: true)
+                JSONValue.writeString(constraint, into: &display)
+            }
+            name(.defaultValue, into: &display, first: item.constraint == nil)
+            item.defaultValue.write(into: &display)
+            name(.defaultDisplay, into: &display)
+            JSONValue.writeString(item.defaultDisplay, into: &display)
+            name(.display, into: &display)
+            var layer: [UInt8] = []
+            name(.id, into: &layer)
+            JSONValue.writeString(item.id, into: &layer)
+            name(.key, into: &layer)
+            JSONValue.writeString(item.key, into: &layer)
+            name(.layer, into: &layer)
+            var locked: [UInt8] = []
+            if let limits = item.limits {
+                name(.limits, into: &locked)
+                limits.writeJSONText(into: &locked)
+            }
+            name(.locked, into: &locked)
+            var modified: [UInt8] = []
+            name(.modified, into: &modified)
+            var value: [UInt8] = []
+            name(.summary, into: &value)
+            JSONValue.writeString(item.summary, into: &value)
+            name(.title, into: &value)
+            JSONValue.writeString(item.title, into: &value)
+            name(.type, into: &value)
+            JSONValue.writeString(item.type, into: &value)
+            name(.value, into: &value)
+            self.beforeDisplay = display
+            self.beforeLayer = layer
+            self.beforeLocked = locked
+            self.beforeModified = modified
+            self.beforeValue = value
+        }
+
+        /// Whether `item`'s schema members are those the template was made from.
+        public func matches(_ item: ItemViewModel) -> Bool {
+            let source = self.source
+            return item.key == source.key && item.id == source.id && item.title == source.title
+                && item.summary == source.summary && item.type == source.type
+                && item.defaultDisplay == source.defaultDisplay && item.constraint == source.constraint
+                && item.defaultValue == source.defaultValue && item.limits == source.limits
+        }
+
+        /// Appends `item` as ``writeJSONText(into:)`` does; `item` must match the template.
+        public func write(_ item: ItemViewModel, into out: inout [UInt8]) {
+            assert(self.matches(item), "TextTemplate: an item of another schema")
+            out.append(contentsOf: self.beforeDisplay)
+            JSONValue.writeString(item.display, into: &out)
+            out.append(contentsOf: self.beforeLayer)
+            JSONValue.writeString(item.layer.rawValue, into: &out)
+            out.append(contentsOf: self.beforeLocked)
+            out.append(contentsOf: (item.locked ? "true" : "false").utf8)
+            out.append(contentsOf: self.beforeModified)
+            out.append(contentsOf: (item.modified ? "true" : "false").utf8)
+            out.append(contentsOf: self.beforeValue)
+            item.value.write(into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+}
+
+extension ItemViewModel {
     /// The words that stand for no value where a view shows one that may be missing (a layer without one, a key a
     /// change adds or removes). No `display` reads so: a value that would is displayed as its JSON, `"(none)"`.
     public static let noValueText = "(none)"

@@ -41,8 +41,14 @@ extension ValueViewModel {
     /// Appends the reply as compact JSON text: the bytes ``JSONValueEncoder/encodeText(_:)`` writes for it, written
     /// directly.
     public func writeJSONText(into out: inout [UInt8]) {
+        self.writeJSONText(into: &out) { item, out in item.writeJSONText(into: &out) }
+    }
+
+    /// Appends the reply as ``writeJSONText(into:)`` does, its item written by `writeItem` (which must write the
+    /// same bytes, as an ``ItemViewModel/TextTemplate`` does).
+    public func writeJSONText(into out: inout [UInt8], item writeItem: (ItemViewModel, inout [UInt8]) -> Void) {
         JSONObjectText<CodingKeys>.write(into: &out) { object in
-            object.member(.item) { self.item.writeJSONText(into: &$0) }
+            object.member(.item) { writeItem(self.item, &$0) }
             object.member(.revision, self.revision)
         }
     }
@@ -52,10 +58,16 @@ extension SetResultViewModel {
     /// Appends the reply as compact JSON text: the bytes ``JSONValueEncoder/encodeText(_:)`` writes for it, written
     /// directly.
     public func writeJSONText(into out: inout [UInt8]) {
+        self.writeJSONText(into: &out) { item, out in item.writeJSONText(into: &out) }
+    }
+
+    /// Appends the reply as ``writeJSONText(into:)`` does, its items written by `writeItem` (which must write the
+    /// same bytes, as an ``ItemViewModel/TextTemplate`` does).
+    public func writeJSONText(into out: inout [UInt8], item writeItem: (ItemViewModel, inout [UInt8]) -> Void) {
         JSONObjectText<CodingKeys>.write(into: &out) { object in
             object.member(.changed, self.changed)
-            object.member(.item) { self.item.writeJSONText(into: &$0) }
-            object.member(.previous) { self.previous.writeJSONText(into: &$0) }
+            object.member(.item) { writeItem(self.item, &$0) }
+            object.member(.previous) { writeItem(self.previous, &$0) }
             object.member(.revision, self.revision)
         }
     }

@@ -7,6 +7,7 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
     private let router: SettingsRouter
     private let watchReplies = WatchReplyCache()
     private let valueReplies = ValueReplyCache()
+    private let itemTexts = ItemTextCache()
 
     /// Creates the interface on top of the module router.
     public init(router: SettingsRouter) {
@@ -45,7 +46,10 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
                 try await replies.reply(encodedParameters: self.valueText(value))
                 return
             case .set(let result):
-                try await replies.reply(encodedParameters: Self.text(capacity: 1024, result.writeJSONText(into:)))
+                let text = Self.text(capacity: 1024) { out in
+                    result.writeJSONText(into: &out, item: self.itemTexts.write(_:into:))
+                }
+                try await replies.reply(encodedParameters: text)
                 return
             default: break
             }
@@ -73,7 +77,9 @@ public struct SettingsVarlinkInterface: VarlinkInterface {
 
     /// The encoded parameters of a value reply (`Get`), from the cache while the value is unchanged.
     private func valueText(_ value: ValueViewModel) -> [UInt8] {
-        self.valueReplies.text(for: value) { Self.text(capacity: 512, value.writeJSONText(into:)) }
+        self.valueReplies.text(for: value) {
+            Self.text(capacity: 512) { out in value.writeJSONText(into: &out, item: self.itemTexts.write(_:into:)) }
+        }
     }
 
     /// The text `write` appends to an empty buffer of `capacity` bytes: a reply ViewModel written straight to text.
