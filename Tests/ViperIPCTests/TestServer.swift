@@ -50,6 +50,7 @@ struct TestServer: Sendable {
         maximumConnections: Int? = nil,
         maximumConnectionsPerUID: Int? = nil,
         idleTimeout: Duration? = nil,
+        refusalsWaiting: Int? = nil,
         _ body: (TestServer) async throws -> Result
     ) async throws -> Result {
         let directory = try TemporaryDirectory()
@@ -65,6 +66,7 @@ struct TestServer: Sendable {
         // A refused test client sends its call at once, but a busy machine may hold up its task for seconds: the
         // refusal must not close the connection before the call arrives.
         configuration.refusalWait = .seconds(60)
+        configuration.refusalsWaiting = refusalsWaiting ?? configuration.refusalsWaiting
         let interface = TestInterface()
         let server = Self.makeServer(configuration: configuration, interface: interface)
         let result = try await withThrowingTaskGroup(of: Void.self) { group in

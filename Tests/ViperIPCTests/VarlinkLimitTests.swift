@@ -77,6 +77,31 @@ struct VarlinkLimitTests {
         }
     }
 
+    @Test("Past the refusals that wait for a call, a connection over a limit gets the error at once, call or not")
+    func refusedAtOnce() async throws {
+        try await TestServer.with(maximumConnections: 1, refusalsWaiting: 0) { server in
+            try await TestVarlinkClient.withConnection(to: server.socketPath) { first in
+                #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+                let error: JSONValue = [
+                    "error": "org.example.test.TooManyConnections",
+                    "parameters": ["limit": "max-connections", "maximum": 1],
+                ]
+                // A client that sent nothing yet finds the error waiting, then the end.
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { silent in
+                    #expect(try await silent.readReply() == error)
+                    try await silent.expectClosed()
+                }
+                // One that sent its call reads the error as its reply, not a reset.
+                try await TestVarlinkClient.withConnection(to: server.socketPath) { calling in
+                    try await calling.send(#"{"method": "org.example.test.Echo"}"#)
+                    #expect(try await calling.readReply() == error)
+                    try await calling.expectClosed()
+                }
+                #expect(try await first.call(#"{"method": "org.example.test.Echo"}"#) == ["parameters": [:]])
+            }
+        }
+    }
+
     @Test("A connection idle longer than the idle timeout is closed")
     func idleTimeout() async throws {
         try await TestServer.with(idleTimeout: .milliseconds(50)) { server in

@@ -81,7 +81,16 @@ package struct VarlinkClient: Sendable {
         do {
             let connection = try UnixSocketConnection(path: self.location.path, timeoutSeconds: self.timeoutSeconds)
             let exchanged = Result { () throws(UnixSocketConnection.Failure) -> [UInt8] in
-                try connection.send(bytes)
+                do throws(UnixSocketConnection.Failure) {
+                    try connection.send(bytes)
+                } catch {
+                    // A daemon over a connection limit may answer with the limit's error and close before reading
+                    // the call: the error is still there to read.
+                    guard case .transfer(let code) = error, code == EPIPE || code == ECONNRESET,
+                        let answer = try? connection.receive(until: 0, limit: Self.replyLimit)
+                    else { throw error }
+                    return answer
+                }
                 return try connection.receive(until: 0, limit: Self.replyLimit)
             }
             // Closed explicitly: a noncopyable value's deinit is not run on every path that throws.

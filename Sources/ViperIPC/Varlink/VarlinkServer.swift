@@ -27,6 +27,8 @@ public final class VarlinkServer: Service, Sendable {
     let logger: Logger
     let readiness = VarlinkServerReadiness()
     private let limiter: VarlinkConnectionLimiter
+    /// Refusals waiting for a call, across this server's connections.
+    private let refusalsWaiting: VarlinkConnectionRefusal.Waiting
     private let logLimiter = VarlinkLogLimiter()
     /// Gives the memory connections freed back to the system, a moment after they end.
     private let heapTrim = HeapTrimScheduler()
@@ -62,6 +64,7 @@ public final class VarlinkServer: Service, Sendable {
             maximumConnectionsPerUID: configuration.maximumConnectionsPerUID,
             reservedForRoot: configuration.reservedForRoot
         )
+        self.refusalsWaiting = VarlinkConnectionRefusal.Waiting(maximum: configuration.refusalsWaiting)
     }
 
     /// Returns once the server accepts connections (at once if it already does).
@@ -251,6 +254,7 @@ public final class VarlinkServer: Service, Sendable {
                         parameters: ["limit": .string(limit), "maximum": .int(Int64(maximum))]
                     ),
                     wait: TimeAmount(self.configuration.refusalWait),
+                    waiting: self.refusalsWaiting,
                     logger: logger
                 )
             )

@@ -45,6 +45,9 @@ public struct VarlinkServerConfiguration: Sendable {
     /// How long a refused connection (over a limit) has to send its first call, which gets the limit error, before
     /// it is closed without a reply.
     public var refusalWait: Duration
+    /// How many refused connections may wait for their first call at once; past that, a refused connection gets the
+    /// limit error as soon as it is accepted and is closed (see `VarlinkConnectionRefusal`).
+    public var refusalsWaiting: Int = 64
     /// How long a graceful shutdown waits for a call in progress (one whose client does not read its reply never
     /// ends) before it closes the connection.
     public var drainTimeout: Duration
