@@ -109,7 +109,7 @@ public struct Daemon: Sendable {
                     liveProblems.withLock { $0 = problems }
                     return DaemonHealth(
                         unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
-                        rejectedSchemaFiles: catalog.rejectedFiles,
+                        rejectedSchemaFiles: catalog.rejections,
                         configurationNotReloaded: configurationRefused.withLock { $0 },
                         schemasNotReloaded: schemasRefused.withLock { $0 }
                     )

@@ -9,7 +9,7 @@ final class ModuleCatalog: Sendable {
     private let schemas = Mutex(Served(byName: [:]))
     /// The bytes of each served schema's file (see `ServedSchemaStore`).
     private let sources = Mutex<[String: [UInt8]]>([:])
-    private let rejected = Mutex<[String]>([])
+    private let rejected = Mutex<[SchemaError]>([])
     private let accounts: any AccountDirectory
     private let logger: Logger
 
@@ -25,7 +25,10 @@ final class ModuleCatalog: Sendable {
     func schema(named module: String) -> ModuleSchema? { self.schemas.withLock { $0.byName[module] } }
 
     /// The schema files the last load rejected, by path (each logged with why).
-    var rejectedFiles: [String] { self.rejected.withLock { $0 } }
+    var rejectedFiles: [String] { self.rejected.withLock { $0.map { $0.file ?? "?" } } }
+
+    /// Why the last load rejected each file it rejected, by path.
+    var rejections: [SchemaError] { self.rejected.withLock { $0 } }
 
     /// The bytes of the file of each schema served, by module.
     var currentSources: [String: [UInt8]] { self.sources.withLock { $0 } }
@@ -75,7 +78,7 @@ final class ModuleCatalog: Sendable {
         let served = Served(byName: next)
         self.schemas.withLock { $0 = served }
         self.sources.withLock { $0 = nextSources }
-        self.rejected.withLock { $0 = errors.map { $0.file ?? "?" }.sorted() }
+        self.rejected.withLock { $0 = errors.sorted { ($0.file ?? "?") < ($1.file ?? "?") } }
         return served.sorted
     }
 

@@ -137,7 +137,9 @@ struct DaemonSystemdTests {
         )
         let rejected = daemon.ctl(["status"]).stdout
         #expect(
-            rejected.contains("  schema file rejected: \(modules.path)/power.json (the log says why)"),
+            rejected.contains(
+                "  schema file rejected: \(modules.path)/power.json: $: line 1, column 3: expected a string as object key"
+            ),
             "\(rejected)"
         )
     }

@@ -62,7 +62,7 @@ struct SyncPresenterTests {
         let view = MockView()
         let health = DaemonHealth(
             unusableStateFiles: ["open /s/network.json: Permission denied"],
-            rejectedSchemaFiles: ["/m/power.json"],
+            rejectedSchemaFiles: [SchemaError(file: "/m/power.json", path: "$", reason: "not valid JSON")],
             configurationNotReloaded: true,
             schemasNotReloaded: true
         )
@@ -79,7 +79,7 @@ struct SyncPresenterTests {
         #expect(
             model.problems == [
                 "state files unusable: open /s/network.json: Permission denied; the modules concerned refuse writes",
-                "schema file rejected: /m/power.json (the log says why)",
+                "schema file rejected: /m/power.json: $: not valid JSON",
                 "configuration not reloaded: the last reload found an error, the previous configuration is in force"
                     + " (the log says which)",
                 "schemas not reloaded: the last reload could not read the modules directory, the previous schemas are"
@@ -132,6 +132,6 @@ struct SyncPresenterTests {
             return
         }
         #expect(module == "*" && uid == 1001)
-        #expect(reason == "only root and the writers of a module (writers in its schema) may")
+        #expect(reason == "only root and the writers of a module (writers in its schema) may start a sync")
     }
 }

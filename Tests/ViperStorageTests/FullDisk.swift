@@ -43,6 +43,11 @@ final class FullDisk: Sendable {
         unlink("\(self.path)/filler")
     }
 
+    /// Remounts the file system read-only (`true`) or read-write.
+    func remount(readOnly: Bool) throws {
+        try Self.run(["/bin/mount", "-o", readOnly ? "remount,ro" : "remount,rw", self.path])
+    }
+
     private static func run(_ command: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])

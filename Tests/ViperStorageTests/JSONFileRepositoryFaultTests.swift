@@ -70,6 +70,35 @@ struct JSONFileRepositoryFaultTests {
     }
 
     @Test(
+        "on a file system mounted read-only, a module without files says so and how to fix it, then writes once fixed",
+        .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
+    )
+    func readOnlyFirstWrite() async throws {
+        let disk = try FullDisk()
+        let directory = "\(disk.path)/state"
+        // The state directory exists, with no file of the module in it (nothing open: the file system can be
+        // remounted).
+        #expect(mkdir(directory, 0o755) == 0)
+        let repository = makeRepository(directory)
+        try disk.remount(readOnly: true)
+        let error = await #expect(throws: StorageError.self) {
+            try await repository.update(module: "updates") {
+                LocalChange(set: ["policy.check-interval": .int(5)], revision: $0.revision + 1)
+            }
+        }
+        #expect(error?.message.contains("updates.journal") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasSuffix("its file system is mounted read-only (remount it read-write)") == true,
+            "\(String(describing: error))"
+        )
+        try disk.remount(readOnly: false)
+        let after = try await repository.update(module: "updates") {
+            LocalChange(set: ["policy.check-interval": .int(5)], revision: $0.revision + 1)
+        }
+        #expect(after.after.revision == 1)
+    }
+
+    @Test(
         "on a full disk, a failed first write of a module leaves no journal behind",
         .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
     )

@@ -1,5 +1,5 @@
 /// Why a schema was rejected: the JSON path inside the file and the reason.
-public struct SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file, when known.
     public var file: String?
     /// A JSON path such as `$.sections[0].items[1].default`.

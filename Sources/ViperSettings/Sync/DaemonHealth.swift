@@ -4,8 +4,8 @@ public struct DaemonHealth: Sendable, Hashable {
     /// The state files that cannot be used, each as its storage error's message (`open …: Permission denied`): the
     /// modules concerned serve what can be read and refuse writes.
     public var unusableStateFiles: [String]
-    /// The schema files refused at the last start or reload, by path.
-    public var rejectedSchemaFiles: [String]
+    /// The schema files refused at the last start or reload, each with its path and why.
+    public var rejectedSchemaFiles: [SchemaError]
     /// Whether the last reload found an error in the configuration file (the previous configuration is in force).
     public var configurationNotReloaded: Bool
     /// Whether the last reload could not read the modules directory (the previous schemas are in force).
@@ -16,7 +16,7 @@ public struct DaemonHealth: Sendable, Hashable {
 
     public init(
         unusableStateFiles: [String] = [],
-        rejectedSchemaFiles: [String] = [],
+        rejectedSchemaFiles: [SchemaError] = [],
         configurationNotReloaded: Bool = false,
         schemasNotReloaded: Bool = false
     ) {

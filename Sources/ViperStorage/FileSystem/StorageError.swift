@@ -20,7 +20,9 @@ public struct StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { self.message }
 
     /// The failure of the system call `operation` on `path`, with the text of `code`.
+    /// A file system mounted read-only gets the advice the refusals of such a module give.
     static func system(_ operation: String, _ path: String, errno code: Int32) -> StorageError {
-        StorageError("\(operation) \(path): \(SystemErrorText.describe(code))", errno: code)
+        let advice = code == EROFS ? ": its file system is mounted read-only (remount it read-write)" : ""
+        return StorageError("\(operation) \(path): \(SystemErrorText.describe(code))\(advice)", errno: code)
     }
 }

@@ -110,7 +110,7 @@ public enum SettingsFormatter {
             return .permissionDenied(
                 module: "*",
                 uid: Int64(uid),
-                reason: "only root and the writers of a module (writers in its schema) may"
+                reason: "only root and the writers of a module (writers in its schema) may start a sync"
             )
         }
     }

@@ -58,7 +58,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
         var problems = health.unusableStateFiles.map {
             "state files unusable: \($0); the modules concerned refuse writes"
         }
-        problems += health.rejectedSchemaFiles.map { "schema file rejected: \($0) (the log says why)" }
+        problems += health.rejectedSchemaFiles.map { "schema file rejected: \($0)" }
         if health.configurationNotReloaded {
             problems.append(
                 "configuration not reloaded: the last reload found an error, the previous configuration is in force"
