@@ -228,6 +228,27 @@ struct SchemaPatternTests {
         #expect(try PatternProgram(network).matches(String(repeating: "1:", count: 32 << 10)) == false)
     }
 
+    @Test("costly decisions are kept for more values than a module's show meets, a text too long to check as such")
+    func keptDecisions() throws {
+        // Each text costs more than what is kept: more of them than the 64 kept before, as the costly values of one
+        // large module are, all decided once.
+        let program = try PatternProgram("(?:.*a){100}b|b")
+        for index in 0..<70 {
+            var budget = PatternProgram.stepLimit
+            #expect(program.matches(String(repeating: "a", count: 600 + index), budget: &budget) == false)
+        }
+        #expect(program.keptCount == 70)
+        var free = 10
+        #expect(program.matches(String(repeating: "a", count: 600), budget: &free) == false && free == 10)
+        // A text past the whole budget is remembered as such: another read of it costs nothing and says the same.
+        let costly = try PatternProgram("(?:.*a){1000}b")
+        let value = String(repeating: "a", count: 64_000)
+        #expect(costly.matches(value) == nil)
+        #expect(costly.keptCount == 1)
+        var budget = 10
+        #expect(costly.matches(value, budget: &budget) == nil && budget == 0)
+    }
+
     @Test("a long value for a pattern whose program is live all at once is refused past the matcher's step limit")
     func stepLimit() throws {
         let value = String(repeating: "a", count: 64_000)

@@ -20,10 +20,15 @@ extension PatternProgram {
     /// of a whole value, over its items), from which it takes the steps spent; `nil` when they would exceed it. A
     /// decision that cost many steps is kept (a stored value is checked again at every read that shows it).
     package func matches(_ text: String, budget: inout Int) -> Bool? {
-        if let known = self.decided(text) { return known }
+        if let known = self.decided(text) {
+            if known == nil { budget = 0 }  // as deciding it again would find
+            return known
+        }
         let before = budget
         let result = self.deciding(text, budget: &budget)
-        if let result, before - budget >= Self.keptAbove { self.keep(text, result) }
+        // A text too costly to decide with the whole budget is too costly whenever: kept too. With less (a list's
+        // later item), it may not be.
+        if before - budget >= Self.keptAbove, result != nil || before >= Self.stepLimit { self.keep(text, result) }
         return result
     }
 

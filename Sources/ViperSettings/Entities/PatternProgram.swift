@@ -24,11 +24,17 @@ package final class PatternProgram: Sendable, Hashable, CustomStringConvertible 
         case match
     }
 
-    /// The most instructions a pattern may compile to, its lookaheads included (`{n,m}` copies what it repeats).
     /// A decision that cost at least this many steps is kept (``decided(_:)``), for the texts checked again and again.
     static let keptAbove = 200_000
-    /// The most decisions kept per program.
-    static let keptLimit = 64
+    /// The most decisions kept per program: enough for every stored value of a large module to be checked once,
+    /// not again at every read that shows it (64 were too few: a `show` of a module with more costly values than
+    /// that checked each of them again, for seconds).
+    static let keptLimit = 4096
+    /// The most UTF-8 bytes of the texts kept per program (they are mostly the stored values themselves, whose
+    /// storage they share).
+    static let keptBytes = 16 << 20
+
+    /// The most instructions a pattern may compile to, its lookaheads included (`{n,m}` copies what it repeats).
 
     package static let maxInstructions = 10_000
 
@@ -39,8 +45,15 @@ package final class PatternProgram: Sendable, Hashable, CustomStringConvertible 
     /// The body of each lookahead, compiled backwards (see ``matches(_:)``); a lookahead nested in another comes
     /// first.
     let lookaheads: [[Instruction]]
-    /// Texts whose decision cost many steps, and the decision: a stored value is checked at every read that shows it.
-    private let costly = Mutex<[String: Bool]>([:])
+    /// Texts whose decision cost many steps, and the decision (`nil`: more than ``stepLimit`` steps): a stored
+    /// value is checked at every read that shows it.
+    private let costly = Mutex(Kept())
+
+    /// The decisions kept, and the bytes of their texts.
+    private struct Kept {
+        var decisions: [String: Bool?] = [:]
+        var bytes = 0
+    }
 
     /// Compiles `source`, or throws what it holds that the matcher does not take.
     package init(_ source: String) throws(PatternError) {
@@ -51,18 +64,26 @@ package final class PatternProgram: Sendable, Hashable, CustomStringConvertible 
         self.lookaheads = lookaheads
     }
 
-    /// The decision kept for `text`, if one was.
-    func decided(_ text: String) -> Bool? {
-        self.costly.withLock { $0[text] }
+    /// The decision kept for `text`, if one was: `.some(nil)` when it takes more than ``stepLimit`` steps.
+    func decided(_ text: String) -> Bool?? {
+        self.costly.withLock { $0.decisions[text] }
     }
 
-    /// Keeps the decision for `text`; past ``keptLimit`` texts, starts over.
-    func keep(_ text: String, _ result: Bool) {
+    /// Keeps the decision for `text`; past ``keptLimit`` texts or ``keptBytes`` bytes, starts over.
+    func keep(_ text: String, _ result: Bool?) {
+        let size = text.utf8.count
+        guard size <= Self.keptBytes else { return }
         self.costly.withLock { kept in
-            if kept.count >= Self.keptLimit { kept.removeAll(keepingCapacity: true) }
-            kept[text] = result
+            if kept.decisions.count >= Self.keptLimit || kept.bytes + size > Self.keptBytes {
+                kept.decisions.removeAll(keepingCapacity: true)
+                kept.bytes = 0
+            }
+            if kept.decisions.updateValue(result, forKey: text) == nil { kept.bytes += size }
         }
     }
+
+    /// How many decisions are kept (for tests).
+    package var keptCount: Int { self.costly.withLock { $0.decisions.count } }
 
     /// Compiled programs by source text: a check compiles nothing that a schema load compiled already.
     private static let cache = Mutex<[String: PatternProgram]>([:])
