@@ -196,9 +196,19 @@ let package = Package(
             ],
             swiftSettings: served
         ),
-        .executableTarget(name: "viper-settingsd", dependencies: ["ViperDaemon"], swiftSettings: served),
+        // The services ignore SIGHUP from the C library's initializers on (see ServiceSignals.c).
+        .target(name: "CServiceSignals"),
+        .executableTarget(
+            name: "viper-settingsd",
+            dependencies: ["ViperDaemon", "CServiceSignals"],
+            swiftSettings: served
+        ),
         .executableTarget(name: "settings-bench", dependencies: ["SettingsBench"], swiftSettings: served),
-        .executableTarget(name: "viper-settings-apply", dependencies: ["ViperApply"], swiftSettings: served),
+        .executableTarget(
+            name: "viper-settings-apply",
+            dependencies: ["ViperApply", "CServiceSignals"],
+            swiftSettings: served
+        ),
         // settingsctl takes its arguments from the C library's initializers (see StartupArguments.c).
         .target(name: "CStartupArguments"),
         .executableTarget(

@@ -343,6 +343,14 @@ def sighup_disposition(pid):
     return "caught" if int(fields["SigCgt"], 16) & bit else "default"
 
 
+def test_the_services_ignore_sighup_before_the_swift_runtime_starts():
+    """Both services set SIGHUP aside in an initializer the C library runs before any other (`.preinit_array`), not
+    only once Swift's main runs: a `kill -HUP` a few milliseconds after starting them ended them."""
+    for name in ("viper-settingsd", "viper-settings-apply"):
+        sections = subprocess.run(["readelf", "-SW", support.executable(name)], capture_output=True, text=True, check=True)
+        assert re.search(r"\s\.preinit_array\s", sections.stdout), f"{name} has no .preinit_array:\n{sections.stdout}"
+
+
 def test_a_sighup_while_starting_does_not_end_the_daemon(daemon_factory, tmp_path):
     """SIGHUP is a reload: one that comes while the daemon reads its schemas (a thousand take a second; here 300)
     must not end it by the signal's default action, which systemd does not restart."""
