@@ -2,7 +2,8 @@
 /// error's name and its parameters, with the reasons already in words. What a client does with it (a message, an
 /// exit status) is the client's business.
 public enum SettingsErrorViewModel: Error, Sendable, Hashable {
-    case noSuchModule(module: String)
+    /// `schemaFile`: the module's schema file, when the daemon rejected it (the reason the module is not served).
+    case noSuchModule(module: String, schemaFile: String? = nil)
     case noSuchKey(key: String)
     case invalidValue(key: String, value: String, reason: String)
     case keyLocked(key: String, source: String)
@@ -35,7 +36,7 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
     public var parameters: JSONValue {
         let parameters =
             switch self {
-            case .noSuchModule(let module): Parameters(module: module)
+            case .noSuchModule(let module, let schemaFile): Parameters(module: module, schemaFile: schemaFile)
             case .noSuchKey(let key): Parameters(key: key)
             case .invalidValue(let key, let value, let reason): Parameters(key: key, value: value, reason: reason)
             case .keyLocked(let key, let source): Parameters(key: key, source: source)
@@ -59,7 +60,7 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
         let key = parameters.key ?? "?"
         let reason = parameters.reason ?? "?"
         switch errorName.dropFirst(prefix.count) {
-        case "NoSuchModule": self = .noSuchModule(module: module)
+        case "NoSuchModule": self = .noSuchModule(module: module, schemaFile: parameters.schemaFile)
         case "NoSuchKey": self = .noSuchKey(key: key)
         case "InvalidValue": self = .invalidValue(key: key, value: parameters.value ?? "?", reason: reason)
         case "KeyLocked": self = .keyLocked(key: key, source: parameters.source ?? "?")
@@ -89,5 +90,6 @@ public enum SettingsErrorViewModel: Error, Sendable, Hashable {
         var expected: Int64?
         var actual: Int64?
         var problems: [LoadProblemViewModel]?
+        var schemaFile: String?
     }
 }

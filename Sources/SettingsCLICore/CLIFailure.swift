@@ -178,7 +178,15 @@ extension CLIFailure {
         let name = TableFormatter.printable
         let message =
             switch error {
-            case .noSuchModule(let module): Self.noSuch("module", module)
+            case .noSuchModule(let module, let schemaFile?):
+                // Why it is not served: no other name is what was meant.
+                Self.noSuch(
+                    "module",
+                    module,
+                    hint: "its schema file \(name(schemaFile)) was rejected",
+                    listing: "settingsctl status says why"
+                )
+            case .noSuchModule(let module, nil): Self.noSuch("module", module)
             case .noSuchKey(let key): Self.noSuch("key", key)
             case .invalidValue(let key, let value, let reason):
                 "invalid value '\(Self.shown(value))' for \(name(key)): \(reason)"

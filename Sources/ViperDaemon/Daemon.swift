@@ -111,7 +111,8 @@ public struct Daemon: Sendable {
                         unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
                         rejectedSchemaFiles: catalog.rejections,
                         configurationNotReloaded: configurationRefused.withLock { $0 },
-                        schemasNotReloaded: schemasRefused.withLock { $0 }
+                        schemasNotReloaded: schemasRefused.withLock { $0 },
+                        modulesDirectoryWithoutSchemas: catalog.emptyDirectory
                     )
                 },
                 now: { WallClock.system.now() }
@@ -148,7 +149,8 @@ public struct Daemon: Sendable {
             sync: sync.presenter,
             watch: watch,
             stateGeneration: { repository.currentGeneration },
-            reloads: reloads
+            reloads: reloads,
+            rejectedSchemaFile: { catalog.rejectedFile(ofUnservedModule: $0) }
         )
         let server = VarlinkServer(
             configuration: try self.serverConfiguration(),
@@ -163,7 +165,8 @@ public struct Daemon: Sendable {
                 storageProblems: liveProblems.withLock { $0 },
                 rejectedSchemaFiles: catalog.rejectedFiles,
                 configurationRefused: configurationRefused.withLock { $0 },
-                schemasRefused: schemasRefused.withLock { $0 }
+                schemasRefused: schemasRefused.withLock { $0 },
+                emptyModulesDirectory: catalog.emptyDirectory
             )
         }
         let configurations = ConfigurationReloader(
@@ -375,7 +378,8 @@ public struct Daemon: Sendable {
         storageProblems: [StorageError] = [],
         rejectedSchemaFiles: [String] = [],
         configurationRefused: Bool = false,
-        schemasRefused: Bool = false
+        schemasRefused: Bool = false,
+        emptyModulesDirectory: String? = nil
     ) -> String {
         let keys = schemas.reduce(0) { $0 + $1.itemCount }
         let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
@@ -385,10 +389,19 @@ public struct Daemon: Sendable {
                 "; CONFIGURATION NOT RELOADED: the last reload found an error, the previous one is in force (see "
                 + "the log)"
         }
-        if schemasRefused {
+        switch (schemasRefused, emptyModulesDirectory.map(LineLogHandler.escaping)) {
+        case (true, let directory?):
+            text +=
+                "; SCHEMAS NOT RELOADED: the modules directory \(directory) holds no schema files (*.json), the "
+                + "previous schemas are in force"
+        case (true, nil):
             text +=
                 "; SCHEMAS NOT RELOADED: the last reload could not read the modules directory, the previous schemas "
                 + "are in force (see the log)"
+        case (false, let directory?):
+            text += "; NO MODULE SERVED: the modules directory \(directory) holds no schema files (*.json)"
+        case (false, nil):
+            break
         }
         if let first = rejectedSchemaFiles.first {
             let more = rejectedSchemaFiles.count > 1 ? " and \(rejectedSchemaFiles.count - 1) more" : ""

@@ -4,12 +4,25 @@ import ViperSettings
 import ViperStorage
 
 /// The schemas the daemon serves, re-read on reload. A module whose file breaks keeps its previous version; a
-/// module whose `writers` name an account the system does not know is served, with a warning.
+/// module whose `writers` name an account the system does not know is served, with a warning. A modules directory
+/// without a schema file drops no module served: it is refused as one that cannot be read is (``NoSchemaFiles``).
 final class ModuleCatalog: Sendable {
+    /// A reload refused: the modules directory holds no schema file, and serving it would drop every module served.
+    struct NoSchemaFiles: Error, CustomStringConvertible {
+        let directory: String
+        let served: Int
+
+        var description: String {
+            "the modules directory \(self.directory) holds no schema files (*.json): reading it would drop the "
+                + "\(self.served) module\(self.served == 1 ? "" : "s") served"
+        }
+    }
+
     private let schemas = Mutex(Served(byName: [:]))
     /// The bytes of each served schema's file (see `ServedSchemaStore`).
     private let sources = Mutex<[String: [UInt8]]>([:])
     private let rejected = Mutex<[SchemaError]>([])
+    private let withoutSchemas = Mutex<String?>(nil)
     private let accounts: any AccountDirectory
     private let logger: Logger
 
@@ -30,20 +43,50 @@ final class ModuleCatalog: Sendable {
     /// Why the last load rejected each file it rejected, by path.
     var rejections: [SchemaError] { self.rejected.withLock { $0 } }
 
+    /// The schema file of `module` the last load rejected, when the module is not served (no earlier version of it
+    /// was): why a call that names it finds no such module.
+    func rejectedFile(ofUnservedModule module: String) -> String? {
+        guard self.schema(named: module) == nil else { return nil }
+        return self.rejected.withLock { $0.lazy.compactMap(\.file).first { Self.moduleName(ofFile: $0) == module } }
+    }
+
     /// The bytes of the file of each schema served, by module.
     var currentSources: [String: [UInt8]] { self.sources.withLock { $0 } }
+
+    /// The modules directory, when the last load found no schema file in it: it refused the directory when modules
+    /// were served (they still are), else serves none. `nil` when it found one, or could not read the directory.
+    var emptyDirectory: String? { self.withoutSchemas.withLock { $0 } }
 
     /// Reads `directory`; logs every rejected file with its path and reason, keeps the previous version of a module
     /// whose file was rejected, warns about the writers of the loaded modules that name no account, and returns the
     /// schemas now served, their values limited to `maxValueSize` bytes.
-    @discardableResult
+    ///
+    /// A directory without a schema file (`*.json`) is served when no module is (at start: logged as a warning), and
+    /// refused otherwise, as one that cannot be read is: a directory emptied by mistake drops no module.
     ///
     /// - Parameter kept: The schema files last served (see `ServedSchemaStore`), by module: at start, a module whose
     ///   file is rejected is served as it was last, as a reload keeps the previous version.
+    /// - Throws: A `StorageError` when the directory cannot be read, ``NoSchemaFiles`` when it holds no schema file
+    ///   while modules are served; the schemas served stay as they were.
+    @discardableResult
     func load(directory: String, maxValueSize: Int, kept: [String: [UInt8]] = [:]) throws -> [ModuleSchema] {
-        let catalog = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).loadCatalog()
-        let (loaded, errors) = (catalog.schemas, catalog.errors)
+        let catalog: LoadedCatalog
+        do {
+            catalog = try ModuleCatalogLoader(directory: directory, maxValueSize: maxValueSize).loadCatalog()
+        } catch {
+            self.withoutSchemas.withLock { $0 = nil }
+            throw error
+        }
+        self.withoutSchemas.withLock { $0 = catalog.files == 0 ? directory : nil }
         let previous = self.schemas.withLock { $0.byName }
+        if catalog.files == 0 {
+            guard previous.isEmpty else { throw NoSchemaFiles(directory: directory, served: previous.count) }
+            self.logger.warning(
+                "the modules directory \(directory) holds no schema files (*.json): no module is served",
+                metadata: ["modules_dir": "\(directory)"]
+            )
+        }
+        let (loaded, errors) = (catalog.schemas, catalog.errors)
         let previousSources = self.sources.withLock { $0 }
         var next = Dictionary(loaded.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var nextSources = catalog.sources

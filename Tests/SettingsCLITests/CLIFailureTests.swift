@@ -60,4 +60,16 @@ struct CLIFailureTests {
         let key = CLIFailure(SettingsErrorViewModel.noSuchKey(key: "a.b\nsettingsctl: fake"))
         #expect(!key.message.contains("\n"), "\(key.message)")
     }
+
+    @Test("a NoSuchModule that names the module's rejected schema file says so; without one, it reads as before")
+    func rejectedSchemaFile() throws {
+        let error = SettingsErrorViewModel.noSuchModule(module: "t", schemaFile: "/m/t\n.json")
+        let read = try #require(SettingsErrorViewModel(errorName: error.errorName, parameters: error.parameters))
+        #expect(read == error)
+        #expect(
+            CLIFailure(read).message
+                == "no such module: 't'; its schema file /m/t\\n.json was rejected (settingsctl status says why)"
+        )
+        #expect(SettingsErrorViewModel.noSuchModule(module: "t").parameters == ["module": "t"])
+    }
 }

@@ -303,4 +303,21 @@ struct SettingsCtlTests {
         #expect(failure?.status == .failure)
         #expect(failure?.message.contains("unexpected reply") == true)
     }
+
+    @Test("a module not served because its schema file was rejected is said so, with no other name suggested")
+    func rejectedSchemaModule() throws {
+        let server = FakeVarlinkServer(
+            reply: #"{"error":"io.viper.settings.NoSuchModule","parameters":{"module":"t","schemaFile":"/m/t.json"}}"#
+        )
+        let parsed = try SettingsCtl.parseAsRoot(["--socket", server.path, "show", "t"])
+        let command = try #require(parsed as? ShowCommand)
+        let failure = #expect(throws: CLIFailure.self) {
+            try command.output(using: command.global.client(), style: .plain)
+        }
+        #expect(failure?.status == .notFound)
+        #expect(
+            failure?.message
+                == "no such module: 't'; its schema file /m/t.json was rejected (settingsctl status says why)"
+        )
+    }
 }

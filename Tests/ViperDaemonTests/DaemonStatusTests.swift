@@ -30,4 +30,25 @@ struct DaemonStatusTests {
         #expect(line.contains("; SCHEMAS NOT RELOADED: the last reload could not read the modules directory"))
         #expect(!Daemon.status(of: [], sync: self.sync).contains("NOT RELOADED"))
     }
+
+    @Test("a modules directory without a schema file is named: refused on reload, or serving no module")
+    func emptyModulesDirectory() {
+        let refused = Daemon.status(
+            of: [.empty(named: "t")],
+            sync: self.sync,
+            schemasRefused: true,
+            emptyModulesDirectory: "/etc/m"
+        )
+        #expect(
+            refused.hasSuffix(
+                "; SCHEMAS NOT RELOADED: the modules directory /etc/m holds no schema files (*.json), the previous "
+                    + "schemas are in force"
+            ),
+            "\(refused)"
+        )
+        let none = Daemon.status(of: [], sync: self.sync, emptyModulesDirectory: "/etc/m")
+        #expect(none.hasSuffix("; NO MODULE SERVED: the modules directory /etc/m holds no schema files (*.json)"))
+        let escaped = Daemon.status(of: [], sync: self.sync, emptyModulesDirectory: "/m\n")
+        #expect(escaped.contains(#"/m\n holds"#), "\(escaped)")
+    }
 }

@@ -32,4 +32,75 @@ struct ModuleCatalogTests {
             )
         }
     }
+
+    @Test("at start, a modules directory without a schema file serves no module, with a warning naming it")
+    func emptyDirectoryAtStart() async throws {
+        try await TemporaryDirectory.with { directory in
+            try Files.write("not a schema", to: "\(directory)/README.md")
+            try Files.write("{", to: "\(directory)/.hidden.json")
+            let recorder = LogRecorder()
+            let catalog = ModuleCatalog(accounts: SystemAccountDirectory(), logger: recorder.logger)
+            #expect(try catalog.load(directory: directory, maxValueSize: 1024).isEmpty)
+            #expect(catalog.emptyDirectory == directory)
+            #expect(
+                recorder.messages(at: .warning) == [
+                    "the modules directory \(directory) holds no schema files (*.json): no module is served"
+                ]
+            )
+        }
+    }
+
+    @Test("a reload of a modules directory emptied while modules are served is refused: they stay served")
+    func emptiedDirectoryOnReload() async throws {
+        try await TemporaryDirectory.with { directory in
+            let file = "\(directory)/t.json"
+            try Files.write(
+                #"{"module": "t", "sections": [{"id": "s", "items": [{"id": "i", "type": "bool", "default": true}]}]}"#,
+                to: file
+            )
+            let catalog = ModuleCatalog(accounts: SystemAccountDirectory(), logger: LogRecorder().logger)
+            try catalog.load(directory: directory, maxValueSize: 1024)
+            #expect(catalog.emptyDirectory == nil)
+            try FileManager.default.removeItem(atPath: file)
+            let error = #expect(throws: ModuleCatalog.NoSchemaFiles.self) {
+                try catalog.load(directory: directory, maxValueSize: 1024)
+            }
+            #expect(
+                error?.description
+                    == "the modules directory \(directory) holds no schema files (*.json): reading it would drop the 1 "
+                    + "module served"
+            )
+            #expect(catalog.current.map(\.name) == ["t"])
+            #expect(catalog.currentSources.keys.sorted() == ["t"])
+            #expect(catalog.emptyDirectory == directory)
+            // One that cannot be read is told apart: the status then says so, not that it is empty.
+            #expect(throws: (any Error).self) {
+                try catalog.load(directory: "\(directory)/nowhere", maxValueSize: 1024)
+            }
+            #expect(catalog.emptyDirectory == nil)
+            #expect(catalog.current.map(\.name) == ["t"])
+        }
+    }
+
+    @Test("a module whose file is rejected names that file only while it is not served")
+    func rejectedFileOfUnservedModule() async throws {
+        try await TemporaryDirectory.with { directory in
+            let schema =
+                #"{"module": "t", "sections": [{"id": "s", "items": [{"id": "i", "type": "bool", "default": true}]}]}"#
+            try Files.write("{", to: "\(directory)/t.json")
+            try Files.write(schema.replacingOccurrences(of: #""t""#, with: #""t2""#), to: "\(directory)/t2.json")
+            let catalog = ModuleCatalog(accounts: SystemAccountDirectory(), logger: LogRecorder().logger)
+            try catalog.load(directory: directory, maxValueSize: 1024)
+            #expect(catalog.rejectedFile(ofUnservedModule: "t") == "\(directory)/t.json")
+            #expect(catalog.rejectedFile(ofUnservedModule: "t2") == nil)
+            #expect(catalog.rejectedFile(ofUnservedModule: "t3") == nil)
+            // Served as before once it was served: the module is there, so no call names the file.
+            try Files.write(schema, to: "\(directory)/t.json")
+            try catalog.load(directory: directory, maxValueSize: 1024)
+            try Files.write("{", to: "\(directory)/t.json")
+            try catalog.load(directory: directory, maxValueSize: 1024)
+            #expect(catalog.current.map(\.name) == ["t", "t2"])
+            #expect(catalog.rejectedFile(ofUnservedModule: "t") == nil)
+        }
+    }
 }

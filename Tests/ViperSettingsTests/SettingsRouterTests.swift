@@ -46,6 +46,21 @@ struct SettingsRouterTests {
         #expect(view.last == .failure(.noSuchModule(module: "nope")))
     }
 
+    @Test("a module not served because its schema file was rejected is named with that file in NoSuchModule")
+    func rejectedSchemaFile() async {
+        let router = SettingsRouter(
+            presenters: [],
+            rejectedSchemaFile: { $0 == "t" ? "/m/t.json" : nil }
+        )
+        let view = MockView()
+        await router.handle(.showModule("t"), caller: Fixtures.root, view: view)
+        #expect(view.last == .failure(.noSuchModule(module: "t", schemaFile: "/m/t.json")))
+        await router.handle(.get(key: "t.s.i"), caller: Fixtures.root, view: view)
+        #expect(view.last == .failure(.noSuchModule(module: "t", schemaFile: "/m/t.json")))
+        await router.handle(.showModule("t2"), caller: Fixtures.root, view: view)
+        #expect(view.last == .failure(.noSuchModule(module: "t2")))
+    }
+
     @Test("the module list is sorted and counts modified keys")
     func listsModules() async {
         let router = self.makeRouter()

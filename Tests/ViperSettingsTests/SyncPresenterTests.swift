@@ -88,6 +88,32 @@ struct SyncPresenterTests {
         )
     }
 
+    @Test("status says when the modules directory holds no schema file: the reload refused, or no module served")
+    func emptyModulesDirectory() async {
+        for (refused, expected) in [
+            (
+                true,
+                "schemas not reloaded: the modules directory /m holds no schema files (*.json), the previous schemas"
+                    + " are in force"
+            ),
+            (false, "no module served: the modules directory /m holds no schema files (*.json)"),
+        ] {
+            let view = MockView()
+            let health = DaemonHealth(schemasNotReloaded: refused, modulesDirectoryWithoutSchemas: "/m")
+            let presenter = SyncPresenter(
+                interactor: MockSyncInteractor(status: Self.failing, health: health),
+                version: "1.0",
+                now: { 120 }
+            )
+            await presenter.handle(.status, caller: Fixtures.bob, view: view)
+            guard case .success(.status(let model)) = view.lastSync else {
+                Issue.record("expected a status, got \(String(describing: view.lastSync))")
+                return
+            }
+            #expect(model.problems == [expected])
+        }
+    }
+
     @Test("status lists the first 1000 rejected values and counts them all: a source can name 400,000 unknown keys")
     func manyRejected() async {
         var status = Self.failing

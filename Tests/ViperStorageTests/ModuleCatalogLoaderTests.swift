@@ -77,6 +77,25 @@ struct ModuleCatalogLoaderTests {
         #expect(catalog.errors.first?.reason.contains("\"module\": \"network\"") == true)
     }
 
+    @Test("a file whose name is no module id is told to be renamed, not to declare that name as its module")
+    func fileNameNotAnID() throws {
+        try Files.write(Self.schema("t"), to: self.scratch.file("t copy.json"))
+        try Files.write(Self.schema("t"), to: self.scratch.file("\u{FC}.json"))
+        let catalog = try ModuleCatalogLoader(directory: self.scratch.path).load()
+        #expect(catalog.schemas.isEmpty)
+        #expect(catalog.errors.map(\.file) == [self.scratch.file("t copy.json"), self.scratch.file("\u{FC}.json")])
+        for (error, name) in zip(catalog.errors, ["t copy.json", "\u{FC}.json"]) {
+            #expect(error.path == "$")
+            #expect(
+                error.reason
+                    == "the file name '\(name)' is not a module id followed by .json (an id is 1 to 128 ASCII "
+                    + "letters, digits, '-' and '_', starting with a letter): rename the file to t.json, after the "
+                    + "module it declares"
+            )
+            #expect(!error.reason.contains("must declare"))
+        }
+    }
+
     @Test("an unreadable file is reported and the others load")
     func unreadableFile() throws {
         try Files.write(Self.schema("network"), to: self.scratch.file("network.json"))

@@ -15,6 +15,8 @@ package enum NameSuggestion {
         if name == SettingsErrorViewModel.noSuchModule(module: "").errorName,
             let module = parameters["module"]?.stringValue
         {
+            // A module whose schema file was rejected: the message says so, and no other name is what was meant.
+            guard parameters["schemaFile"]?.stringValue == nil else { return failure }
             let modules = Self.modules(client)
             let first = String(module.prefix { $0 != "." })
             var listing: String?

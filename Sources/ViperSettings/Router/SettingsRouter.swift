@@ -25,6 +25,7 @@ public final class SettingsRouter: Sendable {
     private let sync: (any SyncPresenterProtocol)?
     private let watcher: (any WatchPresenterProtocol)?
     private let stateGeneration: (@Sendable () -> UInt64)?
+    private let rejectedSchemaFile: @Sendable (String) -> String?
     /// Keeps calls apart from schema reloads, when given.
     private let reloads: SchemaReloadGate?
     /// How many times the registry was replaced.
@@ -36,13 +37,15 @@ public final class SettingsRouter: Sendable {
     /// `stateGeneration`, when given, is a number that grows whenever the modules' current states (what
     /// ``valueNow(key:)`` reads) may change; the Router then has a ``valueGeneration``. With `reloads`, every call
     /// but `Status`, `Sync` and `Watch` (which wait for nothing of a reload, or see to it themselves) runs outside of
-    /// a schema reload, and ``valueNow(key:)`` answers nothing during one.
+    /// a schema reload, and ``valueNow(key:)`` answers nothing during one. `rejectedSchemaFile` names the schema
+    /// file of a module not served because its file was rejected, for the `NoSuchModule` of a call that names it.
     public init(
         presenters: [any SettingsPresenterProtocol],
         sync: (any SyncPresenterProtocol)? = nil,
         watch: (any WatchPresenterProtocol)? = nil,
         stateGeneration: (@Sendable () -> UInt64)? = nil,
-        reloads: SchemaReloadGate? = nil
+        reloads: SchemaReloadGate? = nil,
+        rejectedSchemaFile: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
         self.reloads = reloads
         self.presenters = Mutex(
@@ -51,6 +54,7 @@ public final class SettingsRouter: Sendable {
         self.sync = sync
         self.watcher = watch
         self.stateGeneration = stateGeneration
+        self.rejectedSchemaFile = rejectedSchemaFile
     }
 
     /// A number that grows whenever ``valueNow(key:)`` may give something new for some key: a change of a module's
@@ -167,7 +171,7 @@ public final class SettingsRouter: Sendable {
         view: any SettingsViewProtocol
     ) async {
         guard let presenter = self.presenters.withLock({ $0[module] }) else {
-            await view.display(failure: .noSuchModule(module: module))
+            await view.display(failure: .noSuchModule(module: module, schemaFile: self.rejectedSchemaFile(module)))
             return
         }
         await presenter.handle(event, caller: caller, view: view)

@@ -10,6 +10,10 @@ public struct DaemonHealth: Sendable, Hashable {
     public var configurationNotReloaded: Bool
     /// Whether the last reload could not read the modules directory (the previous schemas are in force).
     public var schemasNotReloaded: Bool
+    /// The modules directory, when the last start or reload found no schema file (`*.json`) in it: with
+    /// ``schemasNotReloaded``, the reload was refused for it and the previous schemas are in force; else no module is
+    /// served.
+    public var modulesDirectoryWithoutSchemas: String?
 
     /// A daemon with nothing wrong.
     public static let healthy = DaemonHealth()
@@ -18,11 +22,13 @@ public struct DaemonHealth: Sendable, Hashable {
         unusableStateFiles: [String] = [],
         rejectedSchemaFiles: [SchemaError] = [],
         configurationNotReloaded: Bool = false,
-        schemasNotReloaded: Bool = false
+        schemasNotReloaded: Bool = false,
+        modulesDirectoryWithoutSchemas: String? = nil
     ) {
         self.unusableStateFiles = unusableStateFiles
         self.rejectedSchemaFiles = rejectedSchemaFiles
         self.configurationNotReloaded = configurationNotReloaded
         self.schemasNotReloaded = schemasNotReloaded
+        self.modulesDirectoryWithoutSchemas = modulesDirectoryWithoutSchemas
     }
 }

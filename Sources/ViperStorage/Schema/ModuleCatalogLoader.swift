@@ -10,7 +10,8 @@ public import ViperSettings
 /// not a regular file (path `$`, reason `cannot read the file: it is a FIFO, not a regular file`; a FIFO is never
 /// waited on, a symbolic link to a regular file is read), when it is not JSON (path `$`, reason
 /// `line L, column C: …`), when its schema is inconsistent (the schema's JSON path and reason), when its `module` is
-/// not its file name (`NAME.json` declares `"module": "NAME"`), when an earlier file declared the same module, or
+/// not its file name (`NAME.json` declares `"module": "NAME"`; a file name that is no id, `t copy.json`, is to be
+/// renamed, which the reason says), when an earlier file declared the same module, or
 /// when it is larger than ``maximumFileSize`` (it is not read to its end).
 ///
 /// ```swift
@@ -86,7 +87,7 @@ public struct ModuleCatalogLoader: Sendable {
                 errors.append(located)
             }
         }
-        return LoadedCatalog(schemas: schemas, errors: errors, sources: sources)
+        return LoadedCatalog(schemas: schemas, errors: errors, sources: sources, files: paths.count)
     }
 
     /// The schema of module `name` in `bytes` (a file's content), checked as a file of the directory is.
@@ -134,6 +135,15 @@ public struct ModuleCatalogLoader: Sendable {
         let schema = try ModuleSchema(json: json)
         let expected = String(fileName.dropLast(".json".count))
         guard schema.name == expected else {
+            guard ModuleSchema.isIdentifier(expected) else {
+                // No `"module"` could match it: the file is what to change.
+                throw SchemaError(
+                    path: "$",
+                    reason: "the file name '\(fileName)' is not a module id followed by .json (an id is 1 to "
+                        + "\(ModuleSchema.maximumIDLength) ASCII letters, digits, '-' and '_', starting with a "
+                        + "letter): rename the file to \(schema.name).json, after the module it declares"
+                )
+            }
             throw SchemaError(
                 path: "$.module",
                 reason: "declares module '\(schema.name)' but the file is \(fileName), which must declare "
@@ -152,4 +162,7 @@ public struct LoadedCatalog: Sendable {
     public var errors: [SchemaError]
     /// The bytes of the file of each schema that loaded, by module.
     public var sources: [String: [UInt8]]
+    /// How many schema files (`*.json`, hidden ones aside) the directory holds, loaded or rejected: none is a
+    /// directory that serves no module at all.
+    public var files: Int
 }

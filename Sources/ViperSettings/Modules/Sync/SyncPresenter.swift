@@ -65,11 +65,21 @@ public struct SyncPresenter: SyncPresenterProtocol {
                     + " (the log says which)"
             )
         }
-        if health.schemasNotReloaded {
+        switch (health.schemasNotReloaded, health.modulesDirectoryWithoutSchemas) {
+        case (true, let directory?):
+            problems.append(
+                "schemas not reloaded: the modules directory \(directory) holds no schema files (*.json), the previous"
+                    + " schemas are in force"
+            )
+        case (true, nil):
             problems.append(
                 "schemas not reloaded: the last reload could not read the modules directory, the previous schemas are"
                     + " in force (the log says why)"
             )
+        case (false, let directory?):
+            problems.append("no module served: the modules directory \(directory) holds no schema files (*.json)")
+        case (false, nil):
+            break
         }
         return problems.isEmpty ? nil : problems
     }
