@@ -201,6 +201,20 @@ struct SettingTypeTests {
         #expect(SettingsFormatter.constraint(plain) == "one of none, manual, auto")
     }
 
+    @Test("a long list of choices is cut in a refused value's reason and the constraint, saying how many more")
+    func manyChoices() throws {
+        let choices = (0..<200_000).map { "choice\($0)" }
+        let type = SettingType.string(choices: choices, pattern: nil, maxLength: nil)
+        let refused = #expect(throws: ValueRejection.self) { try type.checked(.string("nope")) }
+        let reason = try #require(refused?.reason)
+        #expect(reason.hasPrefix("must be one of choice0, choice1, "), "\(reason)")
+        #expect(reason.utf8.count < 600, "\(reason.utf8.count) bytes")
+        let shown = reason.components(separatedBy: ", ").count - 1  // the last part is the count
+        #expect(reason.hasSuffix(", … (\(200_000 - shown) more)"), "\(reason)")
+        #expect(SettingsFormatter.constraint(type)?.hasSuffix("more)") == true)
+        #expect(SettingType.listed(choices: ["a", "b"]) == "a, b")
+    }
+
     @Test("display: an empty string is \"\", and a string in double quotes is its JSON string, so they differ")
     func displayOfQuotedStrings() {
         #expect(SettingsFormatter.display(.string("")) == #""""#)
