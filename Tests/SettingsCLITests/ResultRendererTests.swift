@@ -43,6 +43,12 @@ struct ResultRendererTests {
             ResetResultRenderer.render(unchanged, target: "network.proxy.port")
                 == "network.proxy.port: unchanged, no local value (3128)"
         )
+        // A key the schema no longer has: no item comes back, its stored value is gone.
+        let removedKey = ResetResultViewModel(items: [], changed: true, revision: 10)
+        #expect(
+            ResetResultRenderer.render(removedKey, target: "network.proxy.gone")
+                == "network.proxy.gone: stored value removed (the schema has no such key now)"
+        )
         let module = ResetResultViewModel(items: [Fixtures.host, port], changed: true, revision: 9)
         #expect(
             ResetResultRenderer.render(module, target: "network").split(separator: "\n") == [

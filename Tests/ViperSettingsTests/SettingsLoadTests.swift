@@ -225,6 +225,44 @@ struct SettingsLoadTests {
         )
     }
 
+    @Test("a reset of a key the schema no longer has removes its stored value, though another key is locked")
+    func resetOfARemovedKey() async throws {
+        let repository = InMemorySettingsRepository(
+            states: [
+                "network": ModuleState(
+                    revision: 4,
+                    local: ["proxy.gone": .int(1), "proxy.port": .int(8080)],
+                    mandatory: ["proxy.port": .int(3128)]
+                )
+            ]
+        )
+        let lines = LogRecorder()
+        let interactor = SettingsInteractor(
+            schema: Fixtures.network,
+            repository: repository,
+            accounts: FakeAccounts(),
+            logger: lines.logger
+        )
+        // The module cannot be reset whole: a locked key keeps its local value.
+        await #expect(throws: SettingsFailure.self) { try await interactor.reset(path: nil, caller: Fixtures.root) }
+        let outcome = try await interactor.reset(path: "proxy.gone", caller: Fixtures.root)
+        #expect(outcome.changed && outcome.after.isEmpty && outcome.revision == 5)
+        #expect(try await repository.state(of: "network").local == ["proxy.port": .int(8080)])
+        #expect(
+            lines.messages(at: .notice).filter { $0.contains("removed its stored") } == [
+                "network.proxy.gone: removed its stored local value 1, which was not in effect (the schema does not accept it)"
+            ]
+        )
+        // Without a stored value, it is no key at all.
+        await #expect(throws: SettingsFailure.noSuchKey(key: "network.proxy.gone")) {
+            try await interactor.reset(path: "proxy.gone", caller: Fixtures.root)
+        }
+        // Only the module's writers may.
+        await #expect(throws: SettingsFailure.self) {
+            try await interactor.reset(path: "proxy.port", caller: Fixtures.bob)
+        }
+    }
+
     @Test("a value pinned to the one in effect since a dump moves the revision: a load --if-revision of it is refused")
     func compareAndSetSeesPins() async throws {
         let dump = try await self.interactor.dump()

@@ -10,7 +10,8 @@ package struct ResetCommand: SettingsCommand {
             The value recommended by the fleet, or else the schema default, applies again. Prints each key \
             with the value it has now and the layer it comes from. A key the fleet locks is refused (exit 6), \
             as a set of it is: its local value is kept for when the lock lifts. A module is reset whole or not \
-            at all: one locked key with a local value leaves every key of it as it was.
+            at all: one locked key with a local value leaves every key of it as it was. A key the schema no \
+            longer has, whose stored value was kept to come back with it, has that value removed.
 
             Examples:
               settingsctl reset network.proxy.port

@@ -17,6 +17,10 @@ package enum ResetResultRenderer {
             return "\(shown): reset to \(style.strong(display)) (\(item.layer.rawValue))"
         }
         guard model.changed else { return "\(shown): nothing to reset, no local values" }
+        if model.items.isEmpty && target.contains(".") {
+            // A key the schema no longer has: its stored value, kept to come back with the schema, is gone.
+            return "\(shown): stored value removed (the schema has no such key now)"
+        }
         // On a terminal the values are cut short (…) to fit its width, as `show` cuts them.
         let table = TableFormatter(columns: [.init(), .init(shrinkable: true), .init()], indent: 2, style: style)
         let rows: [[TableFormatter.Cell]] = model.items.map { item in

@@ -112,7 +112,13 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     public func reset(path: String?, caller: Caller) async throws(SettingsFailure) -> ResetOutcome {
         var targets: [(sectionID: String, item: ItemSchema)] = []
         if let path {
-            targets = [try self.item(at: path)]
+            if let found = self.schema.entry(at: path) {
+                targets = [found]
+            } else if try await self.loadState().local[path] == nil {
+                throw .noSuchKey(key: "\(self.schema.name).\(path)")
+            }
+            // Else a key the schema no longer has, whose stored value stays to come back with it: a reset of the key
+            // removes that value (audited as a value not in effect).
         }
         try self.authorize(caller, key: path.map { "\(self.schema.name).\($0)" }, method: "Reset")
         let module = self.schema.name
@@ -131,7 +137,9 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
                 if current.isLocked, let path, state.local[path] != nil {
                     throw .keyLocked(key: current.key.description, layer: current.winner)
                 }
-            } else if let locked = Self.locked(among: state.local.keys.sorted(), schema: schema, state: state).first {
+            } else if path == nil,
+                let locked = Self.locked(among: state.local.keys.sorted(), schema: schema, state: state).first
+            {
                 throw .keyLocked(key: locked.key.description, layer: locked.winner)
             }
             let paths = path.map { [$0] } ?? Array(state.local.keys)
