@@ -7,6 +7,8 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
     private let dataManager: any SettingsDataManagerProtocol
     private let remoteRevision: @Sendable () -> String?
     private let remoteRejections: @Sendable () -> [String]
+    /// The ViewModels of the items replies about one key show, their schema's members filled in once.
+    private let items = ItemViewModelTemplates()
 
     /// Creates the Presenter of one module; `remoteRevision` tells `explain` which remote revision is in force, and
     /// `remoteRejections` which remote values the schemas rejected (`module.section.item: reason`).
@@ -133,7 +135,7 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
     @inline(never)
     private func get(_ path: String) async throws(SettingsFailure) -> SettingsViewModel {
         let (setting, revision) = try await self.interactor.resolve(path: path)
-        return .value(Self.value(setting, revision: revision))
+        return .value(self.value(setting, revision: revision))
     }
 
     @inline(never)
@@ -144,14 +146,14 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
     ) async throws(SettingsFailure)
         -> SettingsViewModel
     {
-        Self.setResult(try await self.interactor.set(path: path, input: input, caller: caller))
+        self.setResult(try await self.interactor.set(path: path, input: input, caller: caller))
     }
 
-    private static func setResult(_ outcome: SetOutcome) -> SettingsViewModel {
+    private func setResult(_ outcome: SetOutcome) -> SettingsViewModel {
         .set(
             SetResultViewModel(
-                item: Self.item(outcome.after),
-                previous: Self.item(outcome.before),
+                item: self.items.item(outcome.after),
+                previous: self.items.item(outcome.before),
                 changed: outcome.changed,
                 revision: outcome.revision
             )
@@ -192,7 +194,7 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
         }
         return .explain(
             ExplainViewModel(
-                item: Self.item(setting),
+                item: self.items.item(setting),
                 layers: layers,
                 winner: setting.winner,
                 revision: revision,
@@ -209,15 +211,16 @@ public struct SettingsPresenter: SettingsPresenterProtocol {
     }
 
     public func valueNow(path: String) -> ValueViewModel? {
-        self.interactor.resolveNow(path: path).map { Self.value($0.setting, revision: $0.revision) }
+        self.interactor.resolveNow(path: path).map { self.value($0.setting, revision: $0.revision) }
     }
 
     /// The ViewModel of a `get`.
-    private static func value(_ setting: ResolvedSetting, revision: Int64) -> ValueViewModel {
-        ValueViewModel(item: Self.item(setting), revision: revision)
+    private func value(_ setting: ResolvedSetting, revision: Int64) -> ValueViewModel {
+        ValueViewModel(item: self.items.item(setting), revision: revision)
     }
 
-    /// The ViewModel of one resolved setting.
+    /// The ViewModel of one resolved setting, made whole (``ItemViewModelTemplates`` fills in only its value's
+    /// members).
     static func item(_ setting: ResolvedSetting) -> ItemViewModel {
         ItemViewModel(
             key: setting.key.description,
