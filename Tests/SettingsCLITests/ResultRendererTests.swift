@@ -116,6 +116,21 @@ struct ResultRendererTests {
 
     @Test("load of a file that names no module says so instead of printing an empty line")
     func loadOfNothing() {
+        // A key with a blank at an end is shown as its JSON string: it would read as the key without it.
+        let blank = LoadResultViewModel(
+            modules: [],
+            problems: [
+                LoadProblemViewModel(key: "network.proxy.port ", problem: .noSuchKey, reason: "no such key"),
+                LoadProblemViewModel(key: "", problem: .noSuchModule, reason: "no such module"),
+                LoadProblemViewModel(key: "network.proxy.prot", problem: .noSuchKey, reason: "no such key"),
+            ],
+            applied: true
+        )
+        #expect(
+            LoadResultRenderer.render(blank).split(separator: "\n").dropFirst() == [
+                #"  "network.proxy.port ": no such key"#, #"  "": no such module"#, "  network.proxy.prot: no such key",
+            ]
+        )
         let nothing = LoadResultViewModel(modules: [], problems: [], applied: true)
         #expect(LoadResultRenderer.render(nothing) == "the file names no module: nothing to load")
         let one = LoadResultViewModel(

@@ -25,11 +25,18 @@ package enum LoadResultRenderer {
         }
         if !model.problems.isEmpty {
             lines.append("cannot be loaded (nothing \(model.applied ? "was" : "would be") loaded):")
-            lines += model.problems.map {
-                "  \(TableFormatter.printable($0.key)): \(TableFormatter.printable($0.reason))"
-            }
+            lines += model.problems.map { "  \(Self.shown(key: $0.key)): \(TableFormatter.printable($0.reason))" }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A key of the file as a problem names it: as its JSON string when it is empty or has a blank at either end
+    /// (`"network.proxy.port "`, which would read as the key itself), else as it is.
+    static func shown(key: String) -> String {
+        guard let first = key.unicodeScalars.first, let last = key.unicodeScalars.last,
+            !first.properties.isWhitespace, !last.properties.isWhitespace
+        else { return TableFormatter.printable(JSONValue.string(key).serialized()) }
+        return TableFormatter.printable(key)
     }
 
     /// The lines of `diff MODULE`: each key whose value is not its default.
