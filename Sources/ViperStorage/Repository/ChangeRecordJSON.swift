@@ -21,39 +21,88 @@ enum ChangeRecordJSON {
     /// Appends the `cause` and `changes` members of a record as compact text, each preceded by a comma: the text of
     /// ``members(of:)``, written without building its objects (a journal line is written for every change).
     static func write(membersOf record: ChangeRecord, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: ","))
-        JSONValue.string(Self.causeMember).write(into: &out)
-        out.append(UInt8(ascii: ":"))
-        JSONValue.writeObject(self.fields(of: record.cause), into: &out, pretty: false)
-        out.append(UInt8(ascii: ","))
-        JSONValue.string(Self.changesMember).write(into: &out)
-        out.append(contentsOf: ":[".utf8)
+        Self.name(Self.causeMember, into: &out)
+        out.append(UInt8(ascii: "{"))
+        switch record.cause {
+        case .client(let uid, let pid):
+            Self.name(Self.pidMember, first: true, into: &out)
+            JSONValue.int(Int64(pid)).write(into: &out)
+            Self.name(Self.uidMember, into: &out)
+            JSONValue.int(Int64(uid)).write(into: &out)
+        case .remote(let revision):
+            Self.name(Self.remoteMember, first: true, into: &out)
+            (revision.map { .string($0) } ?? JSONValue.null).write(into: &out)
+        case .schema:
+            Self.name(Self.schemaMember, first: true, into: &out)
+            JSONValue.bool(true).write(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        Self.name(Self.changesMember, into: &out)
+        out.append(UInt8(ascii: "["))
         for (index, change) in record.changes.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONValue.writeObject(self.fields(of: change), into: &out, pretty: false)
+            // The members of ``fields(of:)``, in its order.
+            out.append(UInt8(ascii: "{"))
+            Self.name(Self.keyMember, first: true, into: &out)
+            JSONValue.string(change.path).write(into: &out)
+            if let layer = change.layer {
+                Self.name(Self.layerMember, into: &out)
+                JSONValue.string(layer.rawValue).write(into: &out)
+            }
+            if let new = change.new {
+                Self.name(Self.newMember, into: &out)
+                new.json.write(into: &out)
+            }
+            if let old = change.old {
+                Self.name(Self.oldMember, into: &out)
+                old.json.write(into: &out)
+            }
+            if let layer = change.oldLayer {
+                Self.name(Self.oldLayerMember, into: &out)
+                JSONValue.string(layer.rawValue).write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
     }
 
+    /// Appends a member's name and its colon, after a comma unless it is the `first` of its object.
+    private static func name(_ name: String, first: Bool = false, into out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        JSONValue.string(name).write(into: &out)
+        out.append(UInt8(ascii: ":"))
+    }
+
     private static let causeMember = "cause"
     private static let changesMember = "changes"
+    private static let pidMember = "pid"
+    private static let uidMember = "uid"
+    private static let remoteMember = "remote"
+    private static let schemaMember = "schema"
+    private static let keyMember = "key"
+    private static let layerMember = "layer"
+    private static let newMember = "new"
+    private static let oldMember = "old"
+    private static let oldLayerMember = "oldLayer"
 
     /// The record of `revision` whose `cause` and `changes` are members of `object`; `nil` when they are absent or
     /// do not read.
     static func record(revision: Int64, in object: JSONValue) -> ChangeRecord? {
-        guard let cause = object["cause"].flatMap(self.cause), let list = object["changes"]?.arrayValue else {
+        guard let cause = object[Self.causeMember].flatMap(self.cause),
+            let list = object[Self.changesMember]?.arrayValue
+        else {
             return nil
         }
         var changes: [SettingChange] = []
         for element in list {
-            guard let path = element["key"]?.stringValue else { return nil }
+            guard let path = element[Self.keyMember]?.stringValue else { return nil }
             changes.append(
                 SettingChange(
                     path: path,
-                    old: element["old"].flatMap(SettingValue.init(stored:)),
-                    oldLayer: element["oldLayer"]?.stringValue.flatMap(Layer.init(rawValue:)),
-                    new: element["new"].flatMap(SettingValue.init(stored:)),
-                    layer: element["layer"]?.stringValue.flatMap(Layer.init(rawValue:))
+                    old: element[Self.oldMember].flatMap(SettingValue.init(stored:)),
+                    oldLayer: element[Self.oldLayerMember]?.stringValue.flatMap(Layer.init(rawValue:)),
+                    new: element[Self.newMember].flatMap(SettingValue.init(stored:)),
+                    layer: element[Self.layerMember]?.stringValue.flatMap(Layer.init(rawValue:))
                 )
             )
         }
@@ -102,22 +151,22 @@ enum ChangeRecordJSON {
     /// The members of a cause, sorted by key.
     private static func fields(of cause: ChangeCause) -> [(key: String, value: JSONValue)] {
         switch cause {
-        case .client(let uid, let pid): [("pid", .int(Int64(pid))), ("uid", .int(Int64(uid)))]
-        case .remote(let revision): [("remote", revision.map { .string($0) } ?? .null)]
-        case .schema: [("schema", .bool(true))]
+        case .client(let uid, let pid): [(Self.pidMember, .int(Int64(pid))), (Self.uidMember, .int(Int64(uid)))]
+        case .remote(let revision): [(Self.remoteMember, revision.map { .string($0) } ?? .null)]
+        case .schema: [(Self.schemaMember, .bool(true))]
         }
     }
 
     private static func cause(_ json: JSONValue) -> ChangeCause? {
-        if let uid = json["uid"]?.intValue, let pid = json["pid"]?.intValue,
+        if let uid = json[Self.uidMember]?.intValue, let pid = json[Self.pidMember]?.intValue,
             let uid32 = UInt32(exactly: uid), let pid32 = Int32(exactly: pid)
         {
             return .client(uid: uid32, pid: pid32)
         }
-        if let remote = json["remote"] {
+        if let remote = json[Self.remoteMember] {
             return .remote(revision: remote.stringValue)
         }
-        if json["schema"] == .bool(true) { return .schema }
+        if json[Self.schemaMember] == .bool(true) { return .schema }
         return nil
     }
 
@@ -127,12 +176,12 @@ enum ChangeRecordJSON {
 
     /// The members of a change, sorted by key; absent values left out.
     private static func fields(of change: SettingChange) -> [(key: String, value: JSONValue)] {
-        var members: [(key: String, value: JSONValue)] = [("key", .string(change.path))]
+        var members: [(key: String, value: JSONValue)] = [(Self.keyMember, .string(change.path))]
         members.reserveCapacity(5)
-        if let layer = change.layer { members.append(("layer", .string(layer.rawValue))) }
-        if let new = change.new { members.append(("new", new.json)) }
-        if let old = change.old { members.append(("old", old.json)) }
-        if let layer = change.oldLayer { members.append(("oldLayer", .string(layer.rawValue))) }
+        if let layer = change.layer { members.append((Self.layerMember, .string(layer.rawValue))) }
+        if let new = change.new { members.append((Self.newMember, new.json)) }
+        if let old = change.old { members.append((Self.oldMember, old.json)) }
+        if let layer = change.oldLayer { members.append((Self.oldLayerMember, .string(layer.rawValue))) }
         return members
     }
 }
