@@ -91,9 +91,10 @@ struct VarlinkLimitTests {
                     #expect(try await silent.readReply() == error)
                     try await silent.expectClosed()
                 }
-                // One that sent its call reads the error as its reply, not a reset.
+                // One that sends its call reads the error as its reply, not a reset (on a busy machine the server
+                // may have answered and closed before the call could be sent: the error is there all the same).
                 try await TestVarlinkClient.withConnection(to: server.socketPath) { calling in
-                    try await calling.send(#"{"method": "org.example.test.Echo"}"#)
+                    try? await calling.send(#"{"method": "org.example.test.Echo"}"#)
                     #expect(try await calling.readReply() == error)
                     try await calling.expectClosed()
                 }

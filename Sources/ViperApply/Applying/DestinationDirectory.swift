@@ -12,11 +12,6 @@ final class DestinationDirectory {
     /// Its descriptor, open for reading (fsync, listing) until the object goes.
     let descriptor: Int32
 
-    /// `O_PATH` (010000000 on Linux but alpha, PA-RISC and SPARC), which Swift's Glibc module does not declare
-    /// (it needs `_GNU_SOURCE`): a descriptor that only names a directory, for the `*at` calls, whatever its
-    /// permissions.
-    private static let pathOnly: Int32 = 0o10_000_000
-
     private init(path: String, descriptor: Int32) {
         self.path = path
         self.descriptor = descriptor
@@ -37,7 +32,7 @@ final class DestinationDirectory {
         let confined = !root.isEmpty && path.hasPrefix(root) && (path.count == root.count || path.hasPrefix(root + "/"))
         let start = confined ? root : path.hasPrefix("/") ? "/" : "."
         if confined && creating { try FileIO.makeDirectories(root) }
-        var current = Glibc.open(start, Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        var current = Glibc.open(start, OpenFlags.pathOnly | O_DIRECTORY | O_CLOEXEC)
         guard current >= 0 else {
             if errno == ENOENT && !creating { return nil }
             throw .file(path: start, operation: "open the directory", reason: SystemErrorText.describe(errno))
@@ -78,7 +73,7 @@ final class DestinationDirectory {
         _ confined: Bool,
         _ creating: Bool
     ) throws(ApplyError) -> Int32? {
-        let flags = Self.pathOnly | O_DIRECTORY | O_CLOEXEC | (confined ? O_NOFOLLOW : 0)
+        let flags = OpenFlags.pathOnly | O_DIRECTORY | O_CLOEXEC | (confined ? O_NOFOLLOW : 0)
         var opened = openat(parent, part, flags)
         if opened < 0 && errno == ENOENT {
             guard creating else { return nil }

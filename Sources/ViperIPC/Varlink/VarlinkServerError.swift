@@ -11,6 +11,9 @@ public enum VarlinkServerError: Error, Sendable, Hashable, CustomStringConvertib
     case socketPathTooLong(path: String)
     /// Preparing the socket path failed: `operation` (e.g. `mkdir`) on `path` set `errno`.
     case socketPathFailure(path: String, operation: String, errno: Int32)
+    /// The socket's directory lets another user replace what is in it (`reason` says how): a server running as
+    /// one user does not publish its socket where another could swap it.
+    case socketDirectoryUnsafe(path: String, reason: String)
     /// The event loop group cannot run NIO's POSIX sockets; pass `MultiThreadedEventLoopGroup`.
     case unsupportedEventLoopGroup
     /// ``VarlinkServer/run()`` was called on a server that already ran or is running.
@@ -34,6 +37,9 @@ public enum VarlinkServerError: Error, Sendable, Hashable, CustomStringConvertib
             "socket path \(path) is longer than a Unix socket address allows"
         case .socketPathFailure(let path, let operation, let errno):
             "\(operation) \(path) failed: \(SystemErrorText.describe(errno)) (errno \(errno))"
+        case .socketDirectoryUnsafe(let path, let reason):
+            "the socket's directory \(path) \(reason): another user could replace the socket there; use a"
+                + " directory only this user (or root) may write, such as /run/viper-settings"
         case .unsupportedEventLoopGroup:
             "the event loop group does not support POSIX sockets"
         case .alreadyStarted:

@@ -1,4 +1,5 @@
 import Glibc
+import ViperPOSIX
 
 /// The socket file of a ``VarlinkServerConfiguration/Endpoint/path(_:)`` endpoint: prepared before binding,
 /// opened to everyone after, and removed when the server stops if it is still the one the server bound.
@@ -24,6 +25,7 @@ struct VarlinkSocketFile: Sendable {
             throw .socketPathTooLong(path: path)
         }
         try Self.createParentDirectories(of: path)
+        try Self.checkDirectory(of: path)
         var status = stat()
         if lstat(path, &status) != 0 {
             guard errno == ENOENT else { throw .socketPathFailure(path: path, operation: "lstat", errno: errno) }
@@ -47,9 +49,7 @@ struct VarlinkSocketFile: Sendable {
 
     /// After binding: lets everyone connect (mode 0666) and remembers which file is ours.
     mutating func publish() throws(VarlinkServerError) {
-        guard chmod(self.bindPath, 0o666) == 0 else {
-            throw .socketPathFailure(path: self.bindPath, operation: "chmod", errno: errno)
-        }
+        try Self.changeMode(of: self.bindPath, to: 0o666, kind: S_IFSOCK)
         if self.bindPath != self.path {
             guard rename(self.bindPath, self.path) == 0 else {
                 let error = errno
@@ -87,9 +87,54 @@ struct VarlinkSocketFile: Sendable {
                 continue
             }
             // 0755 whatever the umask: under `umask 077` the socket (0666) would sit where no one else may reach it.
-            guard chmod(directory, 0o755) == 0 else {
-                throw .socketPathFailure(path: directory, operation: "chmod", errno: errno)
-            }
+            try Self.changeMode(of: directory, to: 0o755, kind: S_IFDIR)
+        }
+    }
+
+    /// Sets the mode of the `kind` of file this server made at `path`, without following a link: the file is opened
+    /// as it is (`O_PATH|O_NOFOLLOW`), checked to be of that kind and this user's, and changed through its
+    /// descriptor. A plain `chmod` follows a link that another user swapped in meanwhile (in a directory they may
+    /// write), and would open any file to everyone.
+    private static func changeMode(of path: String, to mode: mode_t, kind: mode_t) throws(VarlinkServerError) {
+        let descriptor = open(path, OpenFlags.pathOnly | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .socketPathFailure(path: path, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw .socketPathFailure(path: path, operation: "fstat", errno: errno)
+        }
+        guard status.st_mode & S_IFMT == kind, status.st_uid == geteuid() else {
+            throw .socketPathFailure(
+                path: path,
+                operation: "chmod",
+                errno: status.st_mode & S_IFMT == kind ? EPERM : ELOOP
+            )
+        }
+        guard chmod("/proc/self/fd/\(descriptor)", mode) == 0 else {
+            throw .socketPathFailure(path: path, operation: "chmod", errno: errno)
+        }
+    }
+
+    /// Refuses a socket directory that another user may change: one owned by someone else than this user or root,
+    /// or one others may write without the sticky bit (in a sticky directory such as `/tmp` no one may rename or
+    /// remove another's file).
+    private static func checkDirectory(of path: String) throws(VarlinkServerError) {
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var status = stat()
+        guard stat(directory, &status) == 0 else {
+            throw .socketPathFailure(path: directory, operation: "stat", errno: errno)
+        }
+        let owner = status.st_uid
+        if owner != geteuid() && owner != 0 {
+            throw .socketDirectoryUnsafe(path: directory, reason: "belongs to uid \(owner)")
+        }
+        let mode = status.st_mode
+        if mode & (S_IWGRP | S_IWOTH) != 0 && mode & S_ISVTX == 0 {
+            let who = mode & S_IWOTH != 0 ? "everyone" : "its group"
+            throw .socketDirectoryUnsafe(
+                path: directory,
+                reason: "may be written by \(who) (mode \(String(mode & 0o7777, radix: 8))) and is not sticky"
+            )
         }
     }
 
