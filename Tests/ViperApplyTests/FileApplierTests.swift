@@ -170,6 +170,23 @@ struct FileApplierTests {
         #expect("\(result.map { "\($0)" } ?? "")".contains("cannot run /nonexistent/check-tool x"))
     }
 
+    @Test("a check's long standard error keeps its end from a line on, saying how much came before")
+    func longStandardError() async throws {
+        let result = try await CommandRunner().run(["sh", "-c", "seq 1 20000 >&2; echo FINAL-REASON >&2; exit 1"])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        let first = try #require(lines.first)
+        #expect(first.hasPrefix("… ") && first.hasSuffix(" bytes of standard error before this left out"), "\(first)")
+        #expect(lines.last == "FINAL-REASON")
+        // Whole lines from the first kept on, and what is left out and what is kept add up to what was written.
+        let kept = lines.dropFirst().dropLast()
+        #expect(kept.allSatisfy { Int($0) != nil } && kept.last == "20000")
+        let leftOut = try #require(Int(first.dropFirst(2).prefix { $0 != " " }))
+        let written = (1...20000).reduce(0) { $0 + "\($1)\n".utf8.count } + "FINAL-REASON\n".utf8.count
+        #expect(leftOut + lines.dropFirst().joined(separator: "\n").utf8.count + 1 == written)
+        #expect(Int(kept.first ?? "") == 20000 - kept.count + 1)
+    }
+
     @Test("a permit withdrawn before the write (its target was removed) leaves the file as it is, reloading nothing")
     func withdrawnPermit() async throws {
         try await TemporaryDirectory.with { directory in

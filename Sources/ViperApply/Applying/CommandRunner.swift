@@ -196,6 +196,8 @@ public struct CommandRunner: CommandRunning {
         let exitNotice = Self.pidfdOpen?(pid, 0) ?? -1
         defer { if exitNotice >= 0 { close(exitNotice) } }
         var stderr: [UInt8] = []
+        // The bytes of standard error left out before the last 4 KiB kept.
+        var leftOut = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = MonotonicDeadline(secondsFromNow: timeoutSeconds)
         // Set when the applier stops while the command runs: SIGTERM was sent, SIGKILL follows at this deadline.
@@ -241,7 +243,10 @@ public struct CommandRunner: CommandRunning {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             stderr.append(contentsOf: buffer[0..<count])
-            if stderr.count > 4096 { stderr.removeFirst(stderr.count - 4096) }
+            if stderr.count > 4096 {
+                leftOut += stderr.count - 4096
+                stderr.removeFirst(stderr.count - 4096)
+            }
         }
         close(pipeEnds[0])
         if killingLeftovers && !killed {
@@ -255,9 +260,21 @@ public struct CommandRunner: CommandRunning {
         // Its verdict, if it gave one, came while the applier was stopping it: it is not taken.
         if graceDeadline != nil { return .failure(.interrupted(command: shown)) }
         let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        var text = String(decoding: stderr, as: UTF8.self)
+        var text = Self.tail(stderr, leftOut: leftOut)
         if killed { text += (text.isEmpty ? "" : "\n") + "killed after \(timeoutSeconds) s" }
         return .success(CommandResult(status: exit, stderr: text.trimmingSuffixWhitespace()))
+    }
+}
+
+extension CommandRunner {
+    /// The end of a command's standard error as kept: when more came before it (`leftOut` bytes), it starts at a line
+    /// and says how much is left out, as a cut diff does.
+    static func tail(_ kept: [UInt8], leftOut: Int) -> String {
+        guard leftOut > 0 else { return String(decoding: kept, as: UTF8.self) }
+        var start = kept.startIndex
+        if let newline = kept.firstIndex(of: UInt8(ascii: "\n")), newline + 1 < kept.endIndex { start = newline + 1 }
+        let text = String(decoding: kept[start...], as: UTF8.self)
+        return "… \(leftOut + start) bytes of standard error before this left out\n" + text
     }
 }
 
