@@ -50,11 +50,11 @@ public struct Daemon: Sendable {
         // The schemas last served: what a schema changed while the daemon was stopped is told to watchers, and a
         // module whose file is now rejected is served as it was.
         let schemaStore = ServedSchemaStore(stateDirectory: self.configuration.stateDirectory, lock: stateLock)
-        let keptSchemas = schemaStore.read()
+        let keptSchemas = schemaStore.readKept()
         try catalog.load(
             directory: self.configuration.modulesDirectory,
             maxValueSize: self.configuration.maximumValueSize,
-            kept: keptSchemas
+            kept: keptSchemas.sources
         )
         // One event loop serves every connection (see VarlinkServer). Watchers are woken by a job queued on it behind
         // the writer whose change they follow, and behind the job that writer's task queues when it resumes (from the

@@ -16,8 +16,26 @@ struct ServedSchemaTracker: Sendable {
     /// were kept. A module whose kept schema cannot be read (an empty file a crash left, one edited) was served with
     /// a schema that is unknown: its watchers start over from its current values (a resync) rather than hear of
     /// every key as added.
-    func start(kept: [String: [UInt8]], catalog: ModuleCatalog, builder: SettingsModuleBuilder, maxValueSize: Int) async
+    ///
+    /// A folder of copies that cannot be used (a symbolic link, not a folder) is logged, and counts as nothing kept;
+    /// a copy that is a symbolic link is not read: as one that cannot be read, its module's watchers start over.
+    func start(
+        kept stored: ServedSchemaStore.Kept,
+        catalog: ModuleCatalog,
+        builder: SettingsModuleBuilder,
+        maxValueSize: Int
+    )
+        async
     {
+        if let problem = stored.problem {
+            self.logger.warning(
+                """
+                The copies of the schemas last served (\(self.store.path)) are not used: \(problem); what a schema \
+                changed while the daemon was stopped cannot be told to watchers
+                """
+            )
+        }
+        let kept = stored.sources
         let sources = catalog.currentSources
         let current = catalog.current
         if !kept.isEmpty {
@@ -30,6 +48,7 @@ struct ServedSchemaTracker: Sendable {
                     continue
                 }
                 do {
+                    if let unreadable = stored.unreadable[module] { throw unreadable }
                     previous.append(
                         try ModuleCatalogLoader.schema(name: module, bytes: bytes).limitingValueSize(to: maxValueSize)
                     )

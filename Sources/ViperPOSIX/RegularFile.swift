@@ -27,23 +27,28 @@ public enum RegularFile {
     /// The whole content of the regular file at `path`, or `nil` when nothing is there. Blocks on the disk, never on
     /// a FIFO or a device. A file longer than `limit` bytes is not read to its end: it fails with `read` and
     /// `EFBIG` ("File too large"). With `followingLinks` false, a symbolic link at `path` fails with `open` and
-    /// `ELOOP`.
+    /// `ELOOP`. A relative `path` is looked up in the open directory `directory` (`openat`), the working directory
+    /// when `nil`.
     public static func contents(
         of path: String,
+        in directory: Int32? = nil,
         limit: Int = .max,
         followingLinks: Bool = true
     ) throws(Failure) -> [UInt8]? {
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW)
+        let directory = directory ?? AT_FDCWD
         var descriptor: Int32
         repeat {
-            descriptor = Glibc.open(path, flags)
+            descriptor = Glibc.openat(directory, path, flags)
         } while descriptor < 0 && Glibc.errno == EINTR
         if descriptor < 0 {
             let code = Glibc.errno
             if code == ENOENT { return nil }
             // Opening a socket fails with ENXIO: say what is there rather than "No such device or address".
             var info = stat()
-            if code == ENXIO, stat(path, &info) == 0, !Self.isRegularFile(info.st_mode) {
+            if code == ENXIO, fstatat(directory, path, &info, followingLinks ? 0 : AT_SYMLINK_NOFOLLOW) == 0,
+                !Self.isRegularFile(info.st_mode)
+            {
                 throw .notRegularFile(kind: Self.kind(of: info.st_mode))
             }
             throw .system(operation: "open", errno: code)

@@ -44,6 +44,51 @@ enum FileOperations {
         )
     }
 
+    /// Opens the directory at `path` for the `*at` calls (reading, listing, fsync), never through a symbolic link
+    /// (`O_NOFOLLOW`): `nil` when nothing is there; a symbolic link (whatever it points to) or something other than
+    /// a directory is an error naming the path and what is there, `what` saying what the directory is for.
+    static func openDirectory(_ path: String, what: String) throws(StorageError) -> Int32? {
+        while true {
+            let descriptor = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if descriptor >= 0 { return descriptor }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            if code == ENOENT { return nil }
+            guard code == ELOOP || code == ENOTDIR else { throw .system("open", path, errno: code) }
+            var info = stat()
+            guard Glibc.lstat(path, &info) == 0 else { throw .system("open", path, errno: code) }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                let target = Self.linkTarget(path).map { " (to \($0))" } ?? ""
+                throw StorageError(
+                    "\(path) is a symbolic link\(target), expected a directory: the daemon neither reads nor writes "
+                        + "\(what) through links; move it out of the way",
+                    errno: ELOOP
+                )
+            }
+            throw StorageError(
+                "\(path) is \(RegularFile.kind(of: info.st_mode)), expected a directory (of \(what)); move it out of "
+                    + "the way",
+                errno: ENOTDIR
+            )
+        }
+    }
+
+    /// The names in the open directory `descriptor` (`path` names it in errors), without `.` and `..`; the
+    /// descriptor stays open.
+    static func directoryEntries(_ descriptor: Int32, path: String) throws(StorageError) -> [String] {
+        let copy = Glibc.dup(descriptor)
+        guard copy >= 0 else { throw .system("dup", path, errno: Glibc.errno) }
+        guard let directory = Glibc.fdopendir(copy) else {
+            let code = Glibc.errno
+            _ = Glibc.close(copy)
+            throw .system("opendir", path, errno: code)
+        }
+        defer { _ = Glibc.closedir(directory) }
+        // The copy shares its position with `descriptor`, which an earlier listing may have moved.
+        Glibc.rewinddir(directory)
+        return try self.entries(of: directory, path: path)
+    }
+
     /// The largest state file read, unless its module's schema lets it hold more (``ModuleLoader/fileLimit(_:)``):
     /// far above what the daemon writes with the default `max-value-size` (a snapshot holds a module's values, and
     /// a journal is folded into it past 1 MiB).
@@ -265,6 +310,10 @@ enum FileOperations {
     static func directoryEntries(_ path: String) throws(StorageError) -> [String] {
         guard let directory = Glibc.opendir(path) else { throw .system("opendir", path, errno: Glibc.errno) }
         defer { _ = Glibc.closedir(directory) }
+        return try self.entries(of: directory, path: path)
+    }
+
+    private static func entries(of directory: OpaquePointer, path: String) throws(StorageError) -> [String] {
         var names: [String] = []
         while true {
             Glibc.errno = 0

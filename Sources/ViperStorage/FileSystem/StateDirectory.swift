@@ -268,7 +268,7 @@ private final class SeenIdentity: Sendable {
 }
 
 /// A thread-safe count of syncs.
-private final class SyncCounter: Sendable {
+final class SyncCounter: Sendable {
     private let count = Atomic<Int>(0)
 
     var value: Int { self.count.load(ordering: .relaxed) }
