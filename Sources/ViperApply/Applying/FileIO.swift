@@ -3,27 +3,6 @@ import ViperPOSIX
 
 /// The file operations applying needs, on raw descriptors: whole reads and writes, fsync, atomic replacement.
 enum FileIO {
-    /// The file's bytes, or nil when it does not exist.
-    static func read(_ path: String) throws(ApplyError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
-        }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = Glibc.read(descriptor, &chunk, chunk.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .file(path: path, operation: "read", reason: SystemErrorText.describe(errno))
-            }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
-
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
@@ -91,12 +70,20 @@ enum FileIO {
         }
     }
 
-    /// Writes `bytes` to `path` atomically and durably (temporary file, fsync, rename, directory fsync).
-    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt32) throws(ApplyError) {
+    /// Writes `bytes` to `path` atomically and durably (temporary file, fsync, rename, directory fsync). The new
+    /// file is made with `O_EXCL | O_NOFOLLOW` and renamed over the entry at `path` in its open directory, so nothing
+    /// is ever written through a symbolic link; a link at `path` is not replaced either: `refusingLink()` is thrown.
+    static func writeAtomically(
+        _ bytes: [UInt8],
+        to path: String,
+        mode: UInt32,
+        refusingLink: () -> ApplyError
+    ) throws(ApplyError) {
         guard let directory = try DestinationDirectory.open(containing: path, creating: false) else {
             throw .file(path: Self.directory(of: path), operation: "create a file in", reason: "it does not exist")
         }
         let name = Self.name(of: path)
+        if let status = directory.status(of: name), status.st_mode & S_IFMT == S_IFLNK { throw refusingLink() }
         let file = try TemporaryFile.create(bytes, in: directory, beside: name, owner: nil, group: nil, mode: mode)
         do {
             // Renamed while open, so locked: no other applier takes it for a leftover.

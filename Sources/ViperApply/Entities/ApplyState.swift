@@ -1,5 +1,6 @@
 import Glibc
 public import SettingsAPI
+import ViperPOSIX
 
 /// What the applier keeps on disk between runs (`state.json` in its state directory): where it is in the daemon's
 /// Watch stream, the values it rendered from, and each target's last outcome.
@@ -68,7 +69,10 @@ public struct WrittenFile: Sendable, Codable, Equatable {
     }
 }
 
-/// Reads and writes ``ApplyState`` durably: a temporary file, fsync, rename, directory fsync.
+/// Reads and writes ``ApplyState`` durably: a temporary file, fsync, rename, directory fsync. Never through a
+/// symbolic link (the applier runs as root, and whoever can write its state directory could otherwise make it read a
+/// file of root's, or move it): a link at ``path`` is refused, whatever it points to, neither read, moved aside nor
+/// replaced.
 public struct ApplyStateStore: Sendable {
     public var path: String
 
@@ -77,14 +81,28 @@ public struct ApplyStateStore: Sendable {
     }
 
     /// The saved state; an empty one when there is none. A corrupt file is moved aside to `state.json.corrupt`
-    /// (kept for a look) and is an error: the caller starts afresh, renders every target, and says so.
+    /// (kept for a look) and is an error: the caller starts afresh, renders every target, and says so. A symbolic
+    /// link is an error too, and is left where it is.
     public func load() throws(ApplyError) -> ApplyState {
-        guard let bytes = try FileIO.read(self.path) else { return ApplyState() }
+        let bytes: [UInt8]
+        do {
+            guard let read = try RegularFile.contents(of: self.path, followingLinks: false) else { return ApplyState() }
+            bytes = read
+        } catch {
+            if case .system("open", ELOOP) = error, let link = self.linkError(starting: true) { throw link }
+            let reason =
+                switch error {
+                case .system(_, let code): SystemErrorText.describe(code)
+                case .notRegularFile: error.description
+                }
+            throw .file(path: self.path, operation: "read", reason: reason)
+        }
         do {
             return try JSONValueDecoder().decode(ApplyState.self, from: JSONValue(parsing: bytes))
         } catch {
             let aside = self.path + ".corrupt"
-            let moved = rename(self.path, aside) == 0
+            // Not a link put in its place since it was read: that would be moved, not the file read.
+            let moved = !Self.isSymbolicLink(self.path) && rename(self.path, aside) == 0
             throw .state(
                 path: self.path,
                 reason: "unreadable (\(error))\(moved ? ", moved to \(aside)" : ""); starting afresh"
@@ -102,6 +120,30 @@ public struct ApplyStateStore: Sendable {
         var bytes: [UInt8] = []
         value.write(into: &bytes)
         bytes.append(UInt8(ascii: "\n"))
-        try FileIO.writeAtomically(bytes, to: self.path, mode: 0o600)
+        try FileIO.writeAtomically(bytes, to: self.path, mode: 0o600) { () -> ApplyError in
+            self.linkError(starting: false) ?? .state(path: self.path, reason: "is a symbolic link")
+        }
+    }
+
+    /// The error of a symbolic link at ``path``; `nil` when there is none.
+    private func linkError(starting: Bool) -> ApplyError? {
+        guard Self.isSymbolicLink(self.path) else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(self.path, &buffer, buffer.count - 1)
+        let target =
+            count >= 0
+            ? " (to \(String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)))" : ""
+        return .state(
+            path: self.path,
+            reason: """
+                is a symbolic link\(target); the applier neither reads nor writes its state through a link: remove \
+                it\(starting ? " (until then, it starts afresh and keeps no state)" : " (the state is not kept)")
+                """
+        )
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 }
