@@ -34,14 +34,36 @@ enum FileOperations {
         }
     }
 
-    /// A symbolic link where a state file belongs: the daemon neither reads nor writes through one.
-    static func symbolicLinkError(_ path: String) -> StorageError {
+    /// A symbolic link where a state file (or `expected`, a file of `what`) belongs: the daemon neither reads nor
+    /// writes through one; `then` says what to do, or what the daemon does.
+    static func symbolicLinkError(
+        _ path: String,
+        expected: String = "a file",
+        what: String = "its state files",
+        then: String = "; move it out of the way (or put the file itself there)"
+    ) -> StorageError {
         let target = Self.linkTarget(path).map { " (to \($0))" } ?? ""
         return StorageError(
-            "\(path) is a symbolic link\(target), expected a file: the daemon neither reads nor writes its state "
-                + "files through links; move it out of the way (or put the file itself there)",
+            "\(path) is a symbolic link\(target), expected \(expected): the daemon neither reads nor writes \(what) "
+                + "through links\(then)",
             errno: ELOOP
         )
+    }
+
+    /// Creates `name` anew for writing in the open directory `directory` (`AT_FDCWD`: `name` is a path; `path` names
+    /// it in errors): whatever is there (a file a crash left, or a symbolic link someone who can write the directory
+    /// planted, to make the daemon write through it into a file of root's) is removed first, and the file is opened
+    /// with `O_EXCL | O_NOFOLLOW`, so that nothing but a new file is ever written.
+    static func createNew(_ name: String, in directory: Int32 = AT_FDCWD, path: String) throws(StorageError) -> Int32 {
+        for _ in 0..<3 {
+            _ = Glibc.unlinkat(directory, name, 0)
+            let descriptor = Glibc.openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor >= 0 { return descriptor }
+            let code = Glibc.errno
+            // Made again between the removal and the open: someone else writes this directory; try again, a little.
+            guard code == EEXIST || code == EINTR else { throw .system("open", path, errno: code) }
+        }
+        throw .system("open", path, errno: EEXIST)
     }
 
     /// Opens the directory at `path` for the `*at` calls (reading, listing, fsync), never through a symbolic link
@@ -58,11 +80,11 @@ enum FileOperations {
             var info = stat()
             guard Glibc.lstat(path, &info) == 0 else { throw .system("open", path, errno: code) }
             if info.st_mode & S_IFMT == S_IFLNK {
-                let target = Self.linkTarget(path).map { " (to \($0))" } ?? ""
-                throw StorageError(
-                    "\(path) is a symbolic link\(target), expected a directory: the daemon neither reads nor writes "
-                        + "\(what) through links; move it out of the way",
-                    errno: ELOOP
+                throw Self.symbolicLinkError(
+                    path,
+                    expected: "a directory",
+                    what: what,
+                    then: "; move it out of the way"
                 )
             }
             throw StorageError(

@@ -187,7 +187,7 @@ struct StateDirectory: Sendable {
     ) throws(StorageError) {
         do throws(StorageError) {
             try self.create()
-            let descriptor = try Self.createNew(temporary)
+            let descriptor = try FileOperations.createNew(temporary, path: temporary)
             defer { FileOperations.close(descriptor) }
             try FileOperations.writeAll(descriptor, bytes, path: temporary)
             if sync { try self.sync(descriptor, path: temporary) }
@@ -216,21 +216,6 @@ struct StateDirectory: Sendable {
         try self.syncDirectory()
         return aside
     }
-    /// Creates `path` anew for writing: whatever is there (a file a crash left, or a symbolic link someone who can
-    /// write the directory planted, to make the daemon write through it into a file of root's) is removed first,
-    /// and the file is opened with `O_EXCL | O_NOFOLLOW`, so that nothing but a new file is ever written.
-    private static func createNew(_ path: String) throws(StorageError) -> Int32 {
-        for _ in 0..<3 {
-            FileOperations.removeIfPresent(path)
-            let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if descriptor >= 0 { return descriptor }
-            let code = Glibc.errno
-            // Made again between the removal and the open: someone else writes this directory; try again, a little.
-            guard code == EEXIST || code == EINTR else { throw .system("open", path, errno: code) }
-        }
-        throw .system("open", path, errno: EEXIST)
-    }
-
     /// Renames a file that did not parse to `FILE.corrupt-TIMESTAMP` (with a `-2`, `-3`… suffix should that name be
     /// taken) and syncs the directory; returns the new path.
     func moveAside(_ file: String, timestamp: String) throws(StorageError) -> String {

@@ -116,12 +116,11 @@ public struct ServedSchemaStore: Sendable {
         } catch {
             switch error {
             case .system("open", ELOOP):
-                let target = FileOperations.linkTarget(file).map { " (to \($0))" } ?? ""
                 return .failure(
-                    StorageError(
-                        "\(file) is a symbolic link\(target), expected a file: the daemon neither reads nor writes "
-                            + "\(Self.what) through links, so it is not read (the copy kept next replaces the link)",
-                        errno: ELOOP
+                    FileOperations.symbolicLinkError(
+                        file,
+                        what: Self.what,
+                        then: ", so it is not read (the copy kept next replaces the link)"
                     )
                 )
             case .system("read", EFBIG):
@@ -187,19 +186,7 @@ public struct ServedSchemaStore: Sendable {
     private func replace(_ name: String, with bytes: [UInt8], in directory: Int32) throws(StorageError) {
         let temporary = ".\(name).tmp"
         let temporaryPath = "\(self.path)/\(temporary)"
-        var descriptor: Int32 = -1
-        for _ in 0..<3 {
-            _ = Glibc.unlinkat(directory, temporary, 0)
-            descriptor = Glibc.openat(
-                directory,
-                temporary,
-                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                0o644
-            )
-            // Made again between the removal and the open: someone else writes this folder; try again, a little.
-            if descriptor >= 0 || (Glibc.errno != EEXIST && Glibc.errno != EINTR) { break }
-        }
-        guard descriptor >= 0 else { throw .system("open", temporaryPath, errno: Glibc.errno) }
+        let descriptor = try FileOperations.createNew(temporary, in: directory, path: temporaryPath)
         do throws(StorageError) {
             defer { FileOperations.close(descriptor) }
             try FileOperations.writeAll(descriptor, bytes, path: temporaryPath)
