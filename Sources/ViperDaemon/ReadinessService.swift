@@ -5,7 +5,7 @@ import ViperPOSIX
 import ViperSystemd
 
 /// Tells systemd `READY=1` once the server accepts connections, and `STOPPING=1` when a graceful shutdown starts.
-/// A moment after start-up it drops the code pages that start-up left resident (``ExecutableMemory/trimCode()``).
+/// A moment after start-up it drops the code pages that start-up left resident (``HeapTrimScheduler/dropCodePages()``).
 struct ReadinessService: Service {
     let server: VarlinkServer
     let notifier: SystemdNotifier
@@ -27,7 +27,7 @@ struct ReadinessService: Service {
             try await clock.sleep(for: trimDelay)
         }
         if trimmed != nil {
-            ExecutableMemory.trimCode()
+            HeapTrimScheduler.dropCodePages()
         }
         try? await gracefulShutdown()
         self.notifier.stopping(status: "stopping: finishing calls in progress")

@@ -110,6 +110,19 @@ enum ApplyFixtures {
 
 @Suite("apply status and apply --dry-run: rendering")
 struct ApplyRendererTests {
+    @Test("a check a signal ended reads as killed by it, not as a status")
+    func checkKilledBySignal() {
+        var report = ApplyFixtures.failing
+        guard let index = report.targets.firstIndex(where: { $0.last?.check != nil }) else {
+            Issue.record("a target with a check in the fixture")
+            return
+        }
+        report.targets[index].last?.check = CommandResultViewModel(status: 139, stderr: "", signal: 11)
+        let text = ApplyRenderer.render(report, now: ApplyFixtures.now)
+        #expect(text.contains("  check: was killed by signal 11 (SIGSEGV)\n"), "\(text)")
+        #expect(!text.contains("status 139"))
+    }
+
     @Test("status: whether the applier follows the daemon, the targets as a table, failures, refused files")
     func status() {
         let text = ApplyRenderer.render(ApplyFixtures.failing, now: ApplyFixtures.now)

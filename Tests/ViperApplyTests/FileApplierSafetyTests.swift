@@ -293,6 +293,17 @@ struct FileApplierSafetyTests {
         }
     }
 
+    @Test("a command a signal ended is said to be killed by it; one that exits 139 itself is not")
+    func killedBySignal() async throws {
+        let crashed = try await CommandRunner().run(["sh", "-c", "kill -SEGV $$"])
+        #expect(crashed.status == 139)
+        #expect(crashed.signal == SIGSEGV)
+        #expect(crashed.ending == "was killed by signal 11 (SIGSEGV)")
+        let exited = try await CommandRunner().run(["sh", "-c", "exit 139"])
+        #expect(exited == CommandResult(status: 139, stderr: ""))
+        #expect(exited.ending == "exited with status 139")
+    }
+
     @Test("a command inherits no descriptor of the applier but its standard input, output and error")
     func noInheritedDescriptors() async throws {
         try await TemporaryDirectory.with { directory in

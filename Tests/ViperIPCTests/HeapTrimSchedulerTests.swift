@@ -1,5 +1,7 @@
+import Foundation
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -25,5 +27,32 @@ struct HeapTrimSchedulerTests {
         scheduler.connectionEnded(on: loop)
         loop.advanceTime(by: .seconds(2))
         #expect(trims.load(ordering: .relaxed) == 2, "the next end schedules the next trim")
+    }
+}
+
+/// The code pages are dropped on a thread of the blocking pool, whose way back to its wait touches little code.
+@Suite("Dropping the code pages off the caller's thread")
+struct DropCodePagesTests {
+    @Test("the drop runs on a thread of the pool, not the caller's; not at all once the pool has stopped")
+    func runsOnThePool() async throws {
+        let pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+        let caller = pthread_self()
+        let ranOn = Mutex<(thread: pthread_t, name: String)?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            HeapTrimScheduler.dropCodePages(on: pool) {
+                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                ranOn.withLock { $0 = (pthread_self(), name) }
+                done.resume()
+            }
+        }
+        let ran = try #require(ranOn.withLock { $0 })
+        #expect(pthread_equal(ran.thread, caller) == 0, "not on the caller's thread")
+        #expect(ran.name.hasPrefix("TP-"), "a thread of the pool: \(ran.name)")
+        try await pool.shutdownGracefully()
+        let ranAfter = Atomic(false)
+        HeapTrimScheduler.dropCodePages(on: pool) { ranAfter.store(true, ordering: .relaxed) }
+        let ranAfterStop = ranAfter.load(ordering: .relaxed)
+        #expect(!ranAfterStop)
     }
 }

@@ -26,11 +26,30 @@ public enum ApplyMethod: String, Sendable, CaseIterable {
 public struct CommandResultViewModel: Sendable, Hashable, Codable {
     public var status: Int32
     public var stderr: String
+    /// The signal that ended the command, when one did (`status` is then 128 + its number); absent otherwise.
+    public var signal: Int32?
 
-    public init(status: Int32, stderr: String) {
+    public init(status: Int32, stderr: String, signal: Int32? = nil) {
         self.status = status
         self.stderr = stderr
+        self.signal = signal
     }
+
+    /// How the command ended, after its name: `exited with status 3`, or `was killed by signal 11 (SIGSEGV)` (a
+    /// command that exits 139 itself is not said to have crashed).
+    public var ending: String {
+        guard let signal = self.signal else { return "exited with status \(self.status)" }
+        let names = Self.signalNames
+        let name = signal > 0 && Int(signal) < names.count ? " (SIG\(names[Int(signal)]))" : ""
+        return "was killed by signal \(signal)\(name)"
+    }
+
+    /// Linux's names of the standard signals, by number.
+    private static let signalNames = [
+        "", "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE", "ALRM",
+        "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF",
+        "WINCH", "IO", "PWR", "SYS",
+    ]
 }
 
 /// What applying a target did, or a dry run would do.

@@ -200,7 +200,11 @@ package enum ApplyRenderer {
         for case (let name, let result?, let shown) in commands where shown || result.status != 0 {
             let verdict =
                 result.status == 0
-                ? "passed" : style.apply(.warning, to: "failed with status \(result.status)")
+                ? "passed"
+                : style.apply(
+                    .warning,
+                    to: result.signal == nil ? "failed with status \(result.status)" : result.ending
+                )
             lines.append("\(indent)\(name): \(verdict)")
             lines += Self.lines(result.stderr).map { "\(indent)  \(Self.printable($0))" }
         }

@@ -1,5 +1,6 @@
 import Glibc
 public import NIOPosix
+import SettingsAPI
 import ViperPOSIX
 
 /// What a command did: its exit status (128 + the signal's number when a signal ended it) and the end of what it
@@ -7,13 +8,21 @@ import ViperPOSIX
 public struct CommandResult: Sendable, Equatable {
     public var status: Int32
     public var stderr: String
+    /// The signal that ended the command, when one did (its `status` is then 128 + its number).
+    public var signal: Int32?
 
-    public init(status: Int32, stderr: String) {
+    public init(status: Int32, stderr: String, signal: Int32? = nil) {
         self.status = status
         self.stderr = stderr
+        self.signal = signal
     }
 
     public var succeeded: Bool { self.status == 0 }
+
+    /// How the command ended, after its name (``SettingsAPI/CommandResultViewModel/ending``).
+    public var ending: String {
+        CommandResultViewModel(status: self.status, stderr: self.stderr, signal: self.signal).ending
+    }
 }
 
 /// Runs check and reload commands.
@@ -259,10 +268,11 @@ public struct CommandRunner: CommandRunning {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // Its verdict, if it gave one, came while the applier was stopping it: it is not taken.
         if graceDeadline != nil { return .failure(.interrupted(command: shown)) }
-        let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let signal: Int32? = (status & 0x7f) == 0 ? nil : status & 0x7f
+        let exit: Int32 = signal.map { 128 + $0 } ?? (status >> 8) & 0xff
         var text = Self.tail(stderr, leftOut: leftOut)
         if killed { text += (text.isEmpty ? "" : "\n") + "killed after \(timeoutSeconds) s" }
-        return .success(CommandResult(status: exit, stderr: text.trimmingSuffixWhitespace()))
+        return .success(CommandResult(status: exit, stderr: text.trimmingSuffixWhitespace(), signal: signal))
     }
 }
 

@@ -213,7 +213,7 @@ public struct FileApplier: Sendable {
             return outcome
         }
         outcome.result = .reloadFailed
-        var message = "reload \(reload.joined(separator: " ")) exited with status \(reloaded.status)"
+        var message = "reload \(reload.joined(separator: " ")) \(reloaded.ending)"
         do throws(ApplyError) {
             if let previous {
                 try directory.rename(previous, over: name)
@@ -266,7 +266,7 @@ public struct FileApplier: Sendable {
             outcome.check = result
             guard result.succeeded else {
                 outcome.result = .checkFailed
-                outcome.error = "check \(command.joined(separator: " ")) exited with status \(result.status)"
+                outcome.error = "check \(command.joined(separator: " ")) \(result.ending)"
                 return outcome
             }
             // Its verdict must be on the rendered bytes: not on a file it changed or replaced first.
@@ -328,7 +328,7 @@ public struct FileApplier: Sendable {
             outcome.check = result
             if !result.succeeded {
                 outcome.result = .checkFailed
-                outcome.error = "check \(check.joined(separator: " ")) exited with status \(result.status)"
+                outcome.error = "check \(check.joined(separator: " ")) \(result.ending)"
             } else {
                 // As the apply does: a verdict on a file the check changed is none.
                 try copy.verifyUnchanged(bytes, check: check)

@@ -11,7 +11,7 @@ extension ApplyInteractor {
         diff: Bool
     ) -> TargetOutcomeViewModel {
         func command(_ result: CommandResult?) -> CommandResultViewModel? {
-            result.map { CommandResultViewModel(status: $0.status, stderr: $0.stderr) }
+            result.map { CommandResultViewModel(status: $0.status, stderr: $0.stderr, signal: $0.signal) }
         }
         return TargetOutcomeViewModel(
             target: target.name,

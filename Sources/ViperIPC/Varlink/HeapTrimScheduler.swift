@@ -1,4 +1,5 @@
 import NIOCore
+package import NIOPosix
 import Synchronization
 import ViperPOSIX
 
@@ -10,7 +11,7 @@ import ViperPOSIX
 /// dropped as they are once after start (``ViperPOSIX/ExecutableMemory/trimCode()``): the code that ran since,
 /// this look's included, comes back from the page cache when it runs again, and an idle daemon holds only what it
 /// held after start.
-final class HeapTrimScheduler: Sendable {
+package final class HeapTrimScheduler: Sendable {
     let delay: TimeAmount
     /// The free bytes from which the heap is trimmed.
     static let minimumFree = 4 << 20
@@ -25,10 +26,32 @@ final class HeapTrimScheduler: Sendable {
         self.trim = trim
     }
 
-    /// Trims the heap when ``minimumFree`` bytes are free in it, then drops the code pages.
+    /// Trims the heap when ``minimumFree`` bytes are free in it, then drops the code pages, on a thread of NIO's
+    /// blocking pool (see ``dropCodePages()``).
     static func trimWhenWorthIt() {
-        if HeapMemory.freeBytes >= Self.minimumFree { HeapMemory.trim() }
-        ExecutableMemory.trimCode()
+        Self.onPoolThread {
+            if HeapMemory.freeBytes >= Self.minimumFree { HeapMemory.trim() }
+            ExecutableMemory.trimCode()
+        }
+    }
+
+    /// Drops the code pages (``ViperPOSIX/ExecutableMemory/trimCode()``) on a thread of `pool`, not on the
+    /// caller's. Every page of code run after the drop comes back with the 64 KiB around it (the kernel's
+    /// fault-around): on an event loop, the rest of its tick and its way back to `epoll_wait` brought back ~27 such
+    /// runs, 1.3 MiB of an idle daemon's 12 MiB; a pool thread only goes back to waiting for work.
+    package static func dropCodePages(
+        on pool: NIOThreadPool = .singleton,
+        _ drop: @escaping @Sendable () -> Void = { ExecutableMemory.trimCode() }
+    ) {
+        Self.onPoolThread(pool, drop)
+    }
+
+    /// Runs `body` on a thread of `pool`; not at all once the pool has stopped (at exit).
+    private static func onPoolThread(_ pool: NIOThreadPool = .singleton, _ body: @escaping @Sendable () -> Void) {
+        pool.submit { state in
+            guard case .active = state else { return }
+            body()
+        }
     }
 
     /// A connection served on `eventLoop` ended.
