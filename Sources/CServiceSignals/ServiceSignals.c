@@ -21,6 +21,11 @@ static void ignoreHangup(int argc, char **argv, char **envp) {
     action.sa_handler = SIG_IGN;
     sigemptyset(&action.sa_mask);
     hangupIgnored = sigaction(SIGHUP, &action, NULL) == 0;
+    // Signals the services do not use, whose default action ends a process without its graceful stop (no drain, the
+    // socket left behind): `systemctl kill -s USR1` or a log-rotation script's signal must not stop them.
+    sigaction(SIGUSR1, &action, NULL);
+    sigaction(SIGUSR2, &action, NULL);
+    sigaction(SIGALRM, &action, NULL);
 }
 
 __attribute__((used, section(".preinit_array"))) static void (*const ignoreHangupEntry)(int, char **, char **) =

@@ -40,7 +40,9 @@ public struct ConfigurationFile: Sendable, Equatable {
         var lineOfKey: [String: Int] = [:]
         // A byte order mark some editors write is not part of the first key.
         let body = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
-        let lines = body.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        // Lines end in LF, CR LF or CR; other characters Unicode calls line ends (form feed, U+2028) are control
+        // characters or text in a value.
+        let lines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
         for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             let line = rawLine.trimmingWhitespace()
@@ -60,7 +62,14 @@ public struct ConfigurationFile: Sendable, Equatable {
                 throw ConfigurationError("\(path):\(number): '\(key)' is set twice (first on line \(first))")
             }
             lineOfKey[key] = number
-            self.values[key] = try Self.value(line[line.index(after: equals)...], path: path, line: number)
+            let value = try Self.value(line[line.index(after: equals)...], path: path, line: number)
+            if let control = value.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                throw ConfigurationError(
+                    "\(path):\(number): '\(key)' holds a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code)): remove it"
+                )
+            }
+            self.values[key] = value
         }
         self.lines = lineOfKey
     }

@@ -33,16 +33,17 @@ final class ConfigurationReloader: Sendable {
     /// The configuration in force.
     var current: DaemonConfiguration { self.inForce.withLock { $0 } }
 
-    /// Reads the configuration again and applies the keys a reload applies; returns whether it did. Warns about the
-    /// changed keys that take effect only at a restart, on every reload until then.
+    /// Reads the configuration again and applies the keys a reload applies; returns the error that kept it from
+    /// doing so (`nil` when it did). Warns about the changed keys that take effect only at a restart, on every reload
+    /// until then.
     @discardableResult
-    func reload() -> Bool {
+    func reload() -> (any Error)? {
         let next: DaemonConfiguration
         do {
             next = try self.read()
         } catch {
             self.logger.error("configuration not reloaded, keeping the current one: \(error)")
-            return false
+            return error
         }
         let pending = self.started.keysNeedingRestart(toBecome: next)
         if !pending.isEmpty {
@@ -60,6 +61,6 @@ final class ConfigurationReloader: Sendable {
             $0.modulesDirectory = next.modulesDirectory
             $0.maximumValueSize = next.maximumValueSize
         }
-        return true
+        return nil
     }
 }

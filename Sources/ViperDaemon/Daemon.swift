@@ -94,7 +94,8 @@ public struct Daemon: Sendable {
         )
         // What changes while the daemon runs, for the STATUS= line (StatusLineService works it out again) and `status`.
         let liveProblems = Mutex(storageProblems)
-        let configurationRefused = Mutex(false)
+        // The error of the last configuration reload, when it failed.
+        let configurationRefused = Mutex<String?>(nil)
         let schemasRefused = Mutex(false)
         let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger, refusals: refusals)
             .build(
@@ -110,7 +111,7 @@ public struct Daemon: Sendable {
                     return DaemonHealth(
                         unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
                         rejectedSchemaFiles: catalog.rejections,
-                        configurationNotReloaded: configurationRefused.withLock { $0 },
+                        configurationReloadError: configurationRefused.withLock { $0 },
                         schemasNotReloaded: schemasRefused.withLock { $0 },
                         modulesDirectoryWithoutSchemas: catalog.emptyDirectory
                     )
@@ -180,7 +181,7 @@ public struct Daemon: Sendable {
             .init(
                 service: ReloadService {
                     notifier.reloading(status: "reloading configuration and schemas")
-                    let configurationReloaded = configurations.reload()
+                    let configurationError = configurations.reload()
                     // The configuration in force: after one with an error, that of the last good reload.
                     let current = configurations.current
                     var schemasReloaded = true
@@ -219,13 +220,13 @@ public struct Daemon: Sendable {
                         schemasReloaded = false
                         logger.error("schemas not reloaded, keeping the current ones: \(error)")
                     }
-                    configurationRefused.withLock { $0 = !configurationReloaded }
+                    configurationRefused.withLock { $0 = configurationError.map { "\($0)" } }
                     schemasRefused.withLock { $0 = !schemasReloaded }
                     // The state files as they are now (a file system remounted read-write since), for the summary.
                     let problems = await repository.problems(modules: catalog.current.map(\.name))
                     liveProblems.withLock { $0 = problems }
                     let outcome = ReloadOutcome(
-                        configurationReloaded: configurationReloaded,
+                        configurationReloaded: configurationError == nil,
                         schemasReloaded: schemasReloaded,
                         rejectedSchemaFiles: catalog.rejectedFiles.count
                     )
@@ -377,17 +378,16 @@ public struct Daemon: Sendable {
         sync: SyncStatus,
         storageProblems: [StorageError] = [],
         rejectedSchemaFiles: [String] = [],
-        configurationRefused: Bool = false,
+        configurationRefused: String? = nil,
         schemasRefused: Bool = false,
         emptyModulesDirectory: String? = nil
     ) -> String {
         let keys = schemas.reduce(0) { $0 + $1.itemCount }
         let remote = sync.state == .off ? "remote sync off" : "remote sync \(sync.state.rawValue) from \(sync.source)"
         var text = "serving \(schemas.count) modules, \(keys) keys; \(remote)"
-        if configurationRefused {
+        if let configurationRefused {
             text +=
-                "; CONFIGURATION NOT RELOADED: the last reload found an error, the previous one is in force (see "
-                + "the log)"
+                "; CONFIGURATION NOT RELOADED, the previous one is in force: \(LineLogHandler.escaping(configurationRefused))"
         }
         switch (schemasRefused, emptyModulesDirectory.map(LineLogHandler.escaping)) {
         case (true, let directory?):

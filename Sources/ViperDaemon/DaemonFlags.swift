@@ -21,17 +21,19 @@ struct DaemonFlags: Sendable {
             throw ConfigurationError("\(flag): the path is empty")
         }
         let file = try self.configurationFile(environment: environment)
-        let home = environment["HOME"] ?? "/root"
+        let home = EnvironmentDirectory.single("HOME", in: environment) ?? "/root"
+        // A variable set to an empty value counts as unset (systemd's and XDG's rule).
         let defaultState =
-            environment["STATE_DIRECTORY"].map { String($0.split(separator: ":").first ?? "") }
+            EnvironmentDirectory.first("STATE_DIRECTORY", in: environment)
             ?? (uid == 0
                 ? "/var/lib/viper-settings"
-                : "\(environment["XDG_STATE_HOME"] ?? "\(home)/.local/state")/viper-settings")
+                : "\(EnvironmentDirectory.single("XDG_STATE_HOME", in: environment) ?? "\(home)/.local/state")/viper-settings")
+        let runtimeDirectory = EnvironmentDirectory.single("XDG_RUNTIME_DIR", in: environment)
         let defaultSocket =
-            environment["RUNTIME_DIRECTORY"].map { "\(String($0.split(separator: ":").first ?? ""))/io.viper.settings" }
-            ?? (uid == 0 || environment["XDG_RUNTIME_DIR"] == nil
+            EnvironmentDirectory.first("RUNTIME_DIRECTORY", in: environment).map { "\($0)/io.viper.settings" }
+            ?? (uid == 0 || runtimeDirectory == nil
                 ? "/run/viper-settings/io.viper.settings"
-                : "\(environment["XDG_RUNTIME_DIR"]!)/viper-settings/io.viper.settings")
+                : "\(runtimeDirectory!)/viper-settings/io.viper.settings")
         let modulesDirectory = try file?.pathValue("modules-dir")
         let stateDirectory = try file?.pathValue("state-dir")
         let socket = try file?.pathValue("socket")
@@ -108,7 +110,8 @@ struct DaemonFlags: Sendable {
     /// cannot be searched does not make the default file silently absent.
     private func configurationFile(environment: [String: String]) throws -> ConfigurationFile? {
         let path =
-            self.config ?? "\(environment["CONFIGURATION_DIRECTORY"] ?? "/etc/viper-settings")/viper-settingsd.conf"
+            self.config
+            ?? "\(EnvironmentDirectory.first("CONFIGURATION_DIRECTORY", in: environment) ?? "/etc/viper-settings")/viper-settingsd.conf"
         // Read without waiting on a FIFO, which would block the start (or a reload) with no way to stop it.
         let data: [UInt8]?
         do {
@@ -124,6 +127,25 @@ struct DaemonFlags: Sendable {
             }
             return nil
         }
-        return try ConfigurationFile(text: String(decoding: data, as: UTF8.self), path: path)
+        guard let text = String(validating: data, as: UTF8.self) else {
+            let offset = Self.firstInvalidUTF8(data)
+            let line = data[..<offset].count { $0 == UInt8(ascii: "\n") } + 1
+            throw ConfigurationError("\(path):\(line): not UTF-8 text (byte \(offset + 1) of the file)")
+        }
+        return try ConfigurationFile(text: text, path: path)
+    }
+
+    /// The offset of the first byte of `bytes` that does not start a valid UTF-8 character.
+    private static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return offset
+            case .error: return offset
+            }
+        }
     }
 }

@@ -67,11 +67,19 @@ struct DaemonConfigurationErrorTests {
         )
         #expect(!log.contains("reloaded: "), "no line may say all was reloaded: \(log)")
         #expect(daemon.ctl(["get", "network.proxy.port"]).status == 0, "the daemon keeps serving")
+        let status = daemon.ctl(["status"])
+        #expect(
+            status.stdout.contains(
+                "configuration not reloaded, the previous configuration is in force: \(file.path): max-connections"
+            ),
+            "status says why: \(status)"
+        )
 
         try "modules-dir = \(modules)\n".write(to: file, atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
         _ = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
         #expect(daemon.log.contains("reloaded the configuration and the schemas: serving 5 modules"))
+        #expect(!daemon.ctl(["status"]).stdout.contains("configuration not reloaded"), "a good reload clears it")
         #expect(daemon.stop() == 0)
     }
 }

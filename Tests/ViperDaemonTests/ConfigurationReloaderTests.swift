@@ -26,11 +26,11 @@ struct ConfigurationReloaderTests {
         good.modulesDirectory = "/m2"
         good.maximumValueSize = 100
         source.next.withLock { $0 = .success(good) }
-        #expect(reloader.reload())
+        #expect(reloader.reload() == nil)
         #expect(reloader.current.modulesDirectory == "/m2")
 
         source.next.withLock { $0 = .failure(ConfigurationError("/etc/x.conf: max-connections must be …")) }
-        #expect(!reloader.reload())
+        #expect(reloader.reload() != nil)
         #expect(reloader.current.modulesDirectory == "/m2", "not the directory the daemon started with")
         #expect(reloader.current.maximumValueSize == 100)
         #expect(
@@ -48,7 +48,7 @@ struct ConfigurationReloaderTests {
         next.modulesDirectory = "/m3"
         next.socketPath = "/run/other"
         source.next.withLock { $0 = .success(next) }
-        #expect(reloader.reload())
+        #expect(reloader.reload() == nil)
         #expect(reloader.current.modulesDirectory == "/m3")
         #expect(reloader.current.socketPath == "/run/s")
         #expect(log.messages(at: .warning).count == 1)

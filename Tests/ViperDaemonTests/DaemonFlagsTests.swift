@@ -280,4 +280,47 @@ struct DaemonFlagsTests {
             #expect(try DaemonFlags().resolve(environment: environment, uid: 1000).logLevel == .info)
         }
     }
+
+    @Test("of systemd's lists of directories the first is used; a variable set to an empty value counts as unset")
+    func directoryLists() throws {
+        let path = try Self.configurationFile("log-level = warning\n")
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        var environment = Self.environment
+        environment["CONFIGURATION_DIRECTORY"] = "\(directory):/etc/ca-files"
+        environment["STATE_DIRECTORY"] = "/var/lib/a:/var/lib/b"
+        environment["RUNTIME_DIRECTORY"] = "/run/a:/run/b"
+        let listed = try DaemonFlags().resolve(environment: environment, uid: 0)
+        #expect(listed.logLevel == .warning, "the file in the first configuration directory is read")
+        #expect(listed.stateDirectory == "/var/lib/a")
+        #expect(listed.socketPath == "/run/a/io.viper.settings")
+
+        let empty = ["CONFIGURATION_DIRECTORY": "", "STATE_DIRECTORY": "", "RUNTIME_DIRECTORY": "", "HOME": "/home/u"]
+        let unset = try DaemonFlags(config: path).resolve(environment: empty, uid: 0)
+        #expect(unset.stateDirectory == "/var/lib/viper-settings")
+        #expect(unset.socketPath == "/run/viper-settings/io.viper.settings")
+        let user = try DaemonFlags(config: path).resolve(
+            environment: ["HOME": "/home/u", "XDG_STATE_HOME": "", "XDG_RUNTIME_DIR": ""],
+            uid: 1000
+        )
+        #expect(user.stateDirectory == "/home/u/.local/state/viper-settings")
+        #expect(user.socketPath == "/run/viper-settings/io.viper.settings")
+    }
+
+    @Test("a value holding a control character and a file that is not UTF-8 are refused, naming the file and line")
+    func controlCharactersAndBytes() throws {
+        for (bytes, expected) in [
+            (Array("log-level = warning\nmodules-dir = mods\0\n".utf8), ":2: 'modules-dir' holds a control character (U+0000)"),
+            (Array("socket = /run/a\u{0B}b\n".utf8), ":1: 'socket' holds a control character (U+000B)"),
+            (Array("log-level = warning\r\nlog".utf8) + [0xFF] + Array(" = x\n".utf8), ":2: not UTF-8 text (byte 25 of the file)"),
+        ] {
+            let path = try Self.configurationFile("")
+            let file = try #require(fopen(path, "we"))
+            #expect(fwrite(bytes, 1, bytes.count, file) == bytes.count)
+            fclose(file)
+            let error = #expect(throws: ConfigurationError.self) {
+                try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
+            }
+            #expect(error?.message.hasPrefix(path + expected) == true, "\(String(describing: error))")
+        }
+    }
 }

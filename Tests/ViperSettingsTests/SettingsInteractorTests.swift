@@ -2,6 +2,7 @@ import Logging
 import SettingsAPI
 import Testing
 import ViperSettings
+import ViperTestSupport
 
 @Suite("Settings Interactor, over the in-memory Repository")
 struct SettingsInteractorTests {
@@ -109,25 +110,30 @@ struct SettingsInteractorTests {
         }
     }
 
-    @Test("a mandatory value locks the key against local writes")
+    @Test("a mandatory value locks the key against local writes; the refusal is an audit entry, as a denial is")
     func locked() async throws {
         let repository = InMemorySettingsRepository(states: [
             "network": ModuleState(mandatory: ["proxy.mode": .string("auto")])
         ])
+        let log = LogRecorder()
         let interactor = SettingsInteractor(
             schema: Fixtures.network,
             repository: repository,
             accounts: FakeAccounts(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: log.logger
         )
         await #expect(
             throws: SettingsFailure.keyLocked(key: "network.proxy.mode", layer: .mandatory)
         ) {
-            try await interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.root)
+            try await interactor.set(path: "proxy.mode", input: .text("none"), caller: Fixtures.alice)
         }
         let (setting, _) = try await interactor.resolve(path: "proxy.mode")
         #expect(setting.value == .string("auto"))
         #expect(setting.isLocked)
+        let entry = try #require(log.entries.first { $0.level == .notice })
+        #expect(entry.message == "locked by the fleet: uid 1000 may not set network.proxy.mode (mandatory)")
+        #expect(entry.metadata["method"] == "Set" && entry.metadata["key"] == "network.proxy.mode")
+        #expect(entry.metadata["client_uid"] == "1000" && entry.metadata["client_pid"] == "43")
     }
 
     @Test("a reset of a locked key is refused like a set, and so is a module reset that would remove one")
@@ -139,11 +145,12 @@ struct SettingsInteractorTests {
                 mandatory: ["proxy.mode": .string("auto")]
             )
         ])
+        let log = LogRecorder()
         let interactor = SettingsInteractor(
             schema: Fixtures.network,
             repository: repository,
             accounts: FakeAccounts(),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: log.logger
         )
         await #expect(throws: SettingsFailure.keyLocked(key: "network.proxy.mode", layer: .mandatory)) {
             try await interactor.reset(path: "proxy.mode", caller: Fixtures.root)
@@ -151,6 +158,11 @@ struct SettingsInteractorTests {
         await #expect(throws: SettingsFailure.keyLocked(key: "network.proxy.mode", layer: .mandatory)) {
             try await interactor.reset(path: nil, caller: Fixtures.root)
         }
+        #expect(
+            log.messages(at: .notice)
+                == Array(repeating: "locked by the fleet: uid 0 may not reset network.proxy.mode (mandatory)", count: 2)
+        )
+        #expect(log.entries.filter { $0.level == .notice }.allSatisfy { $0.metadata["method"] == "Reset" })
         #expect(try await repository.state(of: "network").local.count == 2, "nothing was removed")
         let unlocked = try await interactor.reset(path: "proxy.port", caller: Fixtures.root)
         #expect(unlocked.changed)

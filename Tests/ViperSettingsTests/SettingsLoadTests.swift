@@ -10,7 +10,9 @@ import ViperTestSupport
 struct SettingsLoadTests {
     let feed = ChangeFeed()
     let repository: InMemorySettingsRepository
-    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// What the test logged (a new one for each test).
+    let log = LogRecorder()
+    var logger: Logger { self.log.logger }
 
     init() {
         self.repository = InMemorySettingsRepository(
@@ -162,6 +164,12 @@ struct SettingsLoadTests {
             )
         }
         #expect(try await repository.state(of: "network").local == ["proxy.port": .int(8080)])
+        let refusals = self.log.entries.filter { $0.level == .notice }
+        #expect(
+            refusals.map(\.message)
+                == Array(repeating: "locked by the fleet: uid 0 may not load network.proxy.port (mandatory)", count: 2)
+        )
+        #expect(refusals.allSatisfy { $0.metadata["method"] == "Load" })
     }
 
     @Test("ifRevision is a compare-and-set; replace removes the local values the file lacks")

@@ -63,7 +63,8 @@ struct SyncPresenterTests {
         let health = DaemonHealth(
             unusableStateFiles: ["open /s/network.json: Permission denied"],
             rejectedSchemaFiles: [SchemaError(file: "/m/power.json", path: "$", reason: "not valid JSON")],
-            configurationNotReloaded: true,
+            configurationReloadError: "/etc/viper-settingsd.conf: max-connections must be a number from 1 to 1000000, not 'zero'",
+
             schemasNotReloaded: true
         )
         let presenter = SyncPresenter(
@@ -80,8 +81,8 @@ struct SyncPresenterTests {
             model.problems == [
                 "state files unusable: open /s/network.json: Permission denied; the modules concerned refuse writes",
                 "schema file rejected: /m/power.json: $: not valid JSON",
-                "configuration not reloaded: the last reload found an error, the previous configuration is in force"
-                    + " (the log says which)",
+                "configuration not reloaded, the previous configuration is in force: /etc/viper-settingsd.conf:"
+                    + " max-connections must be a number from 1 to 1000000, not 'zero'",
                 "schemas not reloaded: the last reload could not read the modules directory, the previous schemas are"
                     + " in force (the log says why)",
             ]

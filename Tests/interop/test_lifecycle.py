@@ -385,3 +385,31 @@ def test_a_sighup_while_starting_does_not_end_the_daemon(daemon_factory, tmp_pat
     assert signals > 0
     daemon.wait_ready()
     assert support.run_settingsctl(["--socket", daemon.socket_path, "get", "extra7.s.k3"]).stdout == "3\n"
+
+
+def signal_ignored(pid, number):
+    """Whether `number` is ignored in `pid` (its bit in SigIgn of /proc/PID/status)."""
+    fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    return bool(int(fields["SigIgn"], 16) & (1 << (number - 1)))
+
+
+def test_signals_the_services_do_not_use_do_not_end_them(daemon, tmp_path):
+    """SIGUSR1, SIGUSR2 and SIGALRM end a process by default, without its graceful stop (no drain, the socket left
+    behind): `systemctl kill -s USR1` or a log-rotation script's signal must leave both services running."""
+    from test_man_pages import Applier
+
+    unused = (signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM)
+    applier = Applier(tmp_path, daemon.socket_path)
+    try:
+        applier.wait_listening()
+        for pid in (daemon.process.pid, applier.process.pid):
+            for number in unused:
+                assert signal_ignored(pid, number), f"signal {number} is not ignored by {pid}"
+                os.kill(pid, number)
+        result = support.run_settingsctl(["--socket", daemon.socket_path, "get", "network.proxy.port"])
+        assert result.returncode == 0, result
+        assert daemon.alive()
+        assert applier.process.poll() is None, applier.log_path.read_text()
+        assert support.can_connect(applier.socket_path)
+    finally:
+        assert applier.stop() == 0

@@ -31,7 +31,8 @@ public struct ApplyCommand: ServiceCommand {
 
             SIGHUP re-reads the targets; SIGTERM and SIGINT stop it: a check or reload command running then is \
             stopped at once (SIGTERM to its process group, SIGKILL \(Self.interruptGraceSeconds) s later), and a \
-            target whose check was stopped is not written (the next start applies it).
+            target whose check was stopped is not written (the next start applies it). SIGUSR1, SIGUSR2 and SIGALRM \
+            are ignored.
 
             The control socket serves at most \(Self.maximumConnections) connections at once, \
             \(Self.maximumConnectionsPerUID) per uid: a connection over a limit gets \

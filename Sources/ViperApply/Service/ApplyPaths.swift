@@ -1,3 +1,5 @@
+import ViperPOSIX
+
 /// Where viper-settings-apply reads its targets, reaches the settings daemon, keeps its state and serves its control
 /// socket: each flag, else the environment, else the default; `--help` shows these defaults.
 public struct ApplyPaths: Hashable, Sendable {
@@ -33,7 +35,7 @@ public struct ApplyPaths: Hashable, Sendable {
         controlSocket: String? = nil,
         environment: [String: String]
     ) {
-        let firstDirectory = { (name: String) in environment[name]?.split(separator: ":").first.map(String.init) }
+        let firstDirectory = { (name: String) in EnvironmentDirectory.first(name, in: environment) }
         self.targetsDirectory = targetsDirectory ?? Self.defaultTargetsDirectory
         self.daemonSocket =
             daemonSocket ?? environment[Self.daemonSocketVariable].flatMap { $0.isEmpty ? nil : $0 }

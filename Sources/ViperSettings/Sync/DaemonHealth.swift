@@ -6,8 +6,9 @@ public struct DaemonHealth: Sendable, Hashable {
     public var unusableStateFiles: [String]
     /// The schema files refused at the last start or reload, each with its path and why.
     public var rejectedSchemaFiles: [SchemaError]
-    /// Whether the last reload found an error in the configuration file (the previous configuration is in force).
-    public var configurationNotReloaded: Bool
+    /// The error the last reload found in the configuration file, naming the file (the previous configuration is in
+    /// force); `nil` when it was reloaded.
+    public var configurationReloadError: String?
     /// Whether the last reload could not read the modules directory (the previous schemas are in force).
     public var schemasNotReloaded: Bool
     /// The modules directory, when the last start or reload found no schema file (`*.json`) in it: with
@@ -21,13 +22,13 @@ public struct DaemonHealth: Sendable, Hashable {
     public init(
         unusableStateFiles: [String] = [],
         rejectedSchemaFiles: [SchemaError] = [],
-        configurationNotReloaded: Bool = false,
+        configurationReloadError: String? = nil,
         schemasNotReloaded: Bool = false,
         modulesDirectoryWithoutSchemas: String? = nil
     ) {
         self.unusableStateFiles = unusableStateFiles
         self.rejectedSchemaFiles = rejectedSchemaFiles
-        self.configurationNotReloaded = configurationNotReloaded
+        self.configurationReloadError = configurationReloadError
         self.schemasNotReloaded = schemasNotReloaded
         self.modulesDirectoryWithoutSchemas = modulesDirectoryWithoutSchemas
     }

@@ -44,7 +44,7 @@ extension SettingsInteractor {
             return self.outcome(from: state, to: after, problems: problems + locked)
         }
         if !problems.isEmpty { throw .loadRefused(problems: problems) }
-        let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
+        let (before, after) = try await self.update(caller: caller, method: "Load") { state throws(SettingsFailure) in
             try Self.check(revision: state.revision, expected: request.ifRevision, module: module)
             let (change, locked) = Self.plan(schema: schema, values: values, replace: replace, state: state)
             if !locked.isEmpty { throw .loadRefused(problems: locked) }

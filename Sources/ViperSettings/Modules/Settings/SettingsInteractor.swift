@@ -55,7 +55,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let module = self.schema.name
         // The key in the module as the schema spells it (`path` is the caller's spelling).
         let stored = key.path
-        let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
+        let (before, after) = try await self.update(caller: caller, method: "Set") { state throws(SettingsFailure) in
             let current = ResolvedSetting(module: module, sectionID: sectionID, item: item, state: state)
             if current.isLocked {
                 throw .keyLocked(key: key.description, layer: current.winner)
@@ -124,7 +124,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         let module = self.schema.name
         let schema = self.schema
         let named = targets.first
-        let (before, after) = try await self.update(caller: caller) { state throws(SettingsFailure) in
+        let (before, after) = try await self.update(caller: caller, method: "Reset") { state throws(SettingsFailure) in
             // A locked key's local value is the fleet's to keep, as for a set: it comes back when the lock lifts. A
             // locked key without one has nothing to reset: unchanged, as an unlocked key without one.
             if let named {
@@ -215,6 +215,28 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
         throw .permissionDenied(module: self.schema.name, uid: caller.uid, writers: writers)
     }
 
+    /// Logs a write the fleet's lock refused as an audit entry at notice, as ``authorize(_:key:method:)`` logs one
+    /// the writers refuse (at most ``RefusalAuditLimiter/burst`` a second for one uid); any other failure is not.
+    func auditLocked(_ failure: SettingsFailure, caller: Caller, method: String) {
+        var locked: [(key: String, layer: Layer)] = []
+        switch failure {
+        case .keyLocked(let key, let layer): locked = [(key, layer)]
+        case .loadRefused(let problems):
+            for case .keyLocked(let key, let layer) in problems { locked.append((key, layer)) }
+        default: break
+        }
+        guard let first = locked.first else { return }
+        let keys = locked.prefix(10).map { "\($0.key) (\($0.layer.rawValue))" }.joined(separator: ", ")
+        let more = locked.count > 10 ? " and \(locked.count - 10) more" : ""
+        self.refusals.logRefusal(
+            of: caller,
+            method: method,
+            key: locked.count == 1 ? first.key : nil,
+            "locked by the fleet: uid \(caller.uid) may not \(method.lowercased()) \(keys)\(more)",
+            to: self.logger
+        )
+    }
+
     func loadState() async throws(SettingsFailure) -> ModuleState {
         do {
             return try await self.repository.state(of: self.schema.name)
@@ -227,8 +249,13 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
     ///
     /// `decide` says what changes in the local layer; the revision it gives is replaced here: the module's revision
     /// moves on only when an effective value changes, which the record finds out.
+    ///
+    /// A change the fleet's lock refuses (`decide` throws ``SettingsFailure/keyLocked(key:layer:)``, or a
+    /// ``SettingsFailure/loadRefused(problems:)`` of locked keys) is logged as a refused write, as ``authorize(_:key:method:)``
+    /// logs one the writers refuse, with `method`.
     func update(
         caller: Caller,
+        method: String,
         _ decide: @escaping @Sendable (ModuleState) throws(SettingsFailure) -> LocalChange?
     ) async throws(SettingsFailure) -> (before: ModuleState, after: ModuleState) {
         let schema = self.schema
@@ -257,6 +284,7 @@ public struct SettingsInteractor: SettingsInteractorProtocol {
                 return change
             }
         } catch let failure as SettingsFailure {
+            self.auditLocked(failure, caller: caller, method: method)
             throw failure
         } catch {
             // The Repository logs a storage failure once, and its recovery: a line per refused write would flood

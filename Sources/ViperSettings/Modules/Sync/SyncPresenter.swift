@@ -59,11 +59,8 @@ public struct SyncPresenter: SyncPresenterProtocol {
             "state files unusable: \($0); the modules concerned refuse writes"
         }
         problems += health.rejectedSchemaFiles.map { "schema file rejected: \($0)" }
-        if health.configurationNotReloaded {
-            problems.append(
-                "configuration not reloaded: the last reload found an error, the previous configuration is in force"
-                    + " (the log says which)"
-            )
+        if let error = health.configurationReloadError {
+            problems.append("configuration not reloaded, the previous configuration is in force: \(error)")
         }
         switch (health.schemasNotReloaded, health.modulesDirectoryWithoutSchemas) {
         case (true, let directory?):
