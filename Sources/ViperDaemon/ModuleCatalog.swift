@@ -23,6 +23,8 @@ final class ModuleCatalog: Sendable {
     private let sources = Mutex<[String: [UInt8]]>([:])
     private let rejected = Mutex<[SchemaError]>([])
     private let withoutSchemas = Mutex<String?>(nil)
+    /// The warning last logged for each module whose writers name accounts the system does not know.
+    private let writerWarnings = Mutex<[String: String]>([:])
     private let accounts: any AccountDirectory
     private let logger: Logger
 
@@ -113,10 +115,19 @@ final class ModuleCatalog: Sendable {
                 self.logger.error("schema rejected: \(error)", metadata: ["file": "\(file)"])
             }
         }
+        // Said once, not at every reload while the accounts stay missing: again only when what is missing changes.
+        var warnings: [String: String] = [:]
         for schema in loaded {
             if let warning = schema.writers.unknownNamesWarning(module: schema.name, accounts: self.accounts) {
-                self.logger.warning("\(warning)", metadata: ["module": "\(schema.name)"])
+                warnings[schema.name] = warning
             }
+        }
+        let said = self.writerWarnings.withLock { said in
+            defer { said = warnings }
+            return said
+        }
+        for (module, warning) in warnings.sorted(by: { $0.key < $1.key }) where said[module] != warning {
+            self.logger.warning("\(warning)", metadata: ["module": "\(module)"])
         }
         let served = Served(byName: next)
         self.schemas.withLock { $0 = served }

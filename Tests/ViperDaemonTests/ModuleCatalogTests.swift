@@ -30,6 +30,23 @@ struct ModuleCatalogTests {
                         + "'viper-no-such-group'; these entries let no one write until the accounts exist"
                 ]
             )
+            // A reload with the same accounts missing says nothing more; one that misses others says so again.
+            try catalog.load(directory: directory, maxValueSize: 1024)
+            #expect(recorder.messages(at: .warning).count == 1, "\(recorder.messages(at: .warning))")
+            try Files.write(
+                """
+                {"module": "wr", "writers": {"users": ["viper-no-such-user"]},
+                 "sections": [{"id": "s", "items": [{"id": "i", "type": "bool", "default": true}]}]}
+                """,
+                to: "\(directory)/wr.json"
+            )
+            try catalog.load(directory: directory, maxValueSize: 1024)
+            #expect(
+                recorder.messages(at: .warning).last
+                    == "module 'wr' names writers this system does not know: user 'viper-no-such-user'; these entries "
+                    + "let no one write until the accounts exist"
+            )
+            #expect(recorder.messages(at: .warning).count == 2)
         }
     }
 
