@@ -77,7 +77,7 @@ extension SettingsCtl {
         // The last such argument that is none of settingsctl's options: `--socket PATH` before the command is one.
         guard message.contains("Missing expected argument"),
             let dashed = arguments.prefix(while: { $0 != "--" }).last(where: {
-                $0.hasPrefix("-") && Double($0) == nil
+                $0.hasPrefix("-") && !FastPathParser.isNegativeNumber($0)
                     && !Self.optionNames.contains(String($0.prefix { $0 != "=" }))
             })
         else { return message }

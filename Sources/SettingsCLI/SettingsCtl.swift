@@ -55,6 +55,9 @@ public struct SettingsCtl: ParsableCommand {
               settingsctl set updates.policy.channels stable,beta
               settingsctl --json show network
               settingsctl apply --dry-run
+
+            Shell completion (modules, keys and values from the daemon): \
+            settingsctl --generate-completion-script bash > /etc/bash_completion.d/settingsctl (or zsh, fish).
             """
     }
 }

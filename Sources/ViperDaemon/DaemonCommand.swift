@@ -29,7 +29,7 @@ public struct DaemonCommand: ServiceCommand {
                                changed key that needs a restart is logged. A
                                configuration with an error is logged and not
                                applied: the daemon goes on with the one it had.
-              SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE  ignored.
+              SIGUSR1, USR2    ignored, as are SIGALRM and SIGPIPE.
 
             Exit status:
               0  stopped gracefully (SIGTERM, SIGINT), or the one client of a

@@ -29,7 +29,8 @@ struct FastPathParserTests {
             ["--json", "show"],
             ["set", "network.proxy.port", "8080"], ["set", "updates.policy.channels", "stable,beta", "--json"],
             ["--json", "--socket", "/x", "explain", "k"], ["reset", "network"], ["set", "k", "a value with spaces"],
-            ["set", "k", "-5"], ["set", "display.output.scale", "-0.5", "--json"],
+            ["set", "k", "-5"], ["set", "display.output.scale", "-0.5", "--json"], ["set", "k", "-0x5"],
+            ["set", "k", "-inf"], ["set", "k", "-NaN"], ["set", "k", "-1 "], ["set", "k", "-1e3"],
         ]
     )
     func agrees(arguments: [String]) throws {
@@ -50,5 +51,15 @@ struct FastPathParserTests {
     )
     func fallsBack(arguments: [String]) {
         #expect(FastPathParser.command(arguments) == nil)
+    }
+
+    @Test("a minus in front of what the daemon refuses as a number (hexadecimal, inf, nan) is a value, not an option")
+    func negativeNumbers() {
+        for value in ["-1", "-0.5", "-1e3", "-0x50", "-inf", "-Infinity", "-nan", "-1 ", "-.5"] {
+            #expect(FastPathParser.isNegativeNumber(value), "\(value)")
+        }
+        for option in ["-x", "--json", "-", "-h", "-infx", "- 1", "-e5"] {
+            #expect(!FastPathParser.isNegativeNumber(option), "\(option)")
+        }
     }
 }

@@ -309,9 +309,15 @@ struct DaemonFlagsTests {
     @Test("a value holding a control character and a file that is not UTF-8 are refused, naming the file and line")
     func controlCharactersAndBytes() throws {
         for (bytes, expected) in [
-            (Array("log-level = warning\nmodules-dir = mods\0\n".utf8), ":2: 'modules-dir' holds a control character (U+0000)"),
+            (
+                Array("log-level = warning\nmodules-dir = mods\0\n".utf8),
+                ":2: 'modules-dir' holds a control character (U+0000)"
+            ),
             (Array("socket = /run/a\u{0B}b\n".utf8), ":1: 'socket' holds a control character (U+000B)"),
-            (Array("log-level = warning\r\nlog".utf8) + [0xFF] + Array(" = x\n".utf8), ":2: not UTF-8 text (byte 25 of the file)"),
+            (
+                Array("log-level = warning\r\nlog".utf8) + [0xFF] + Array(" = x\n".utf8),
+                ":2: not UTF-8 text (byte 25 of the file)"
+            ),
         ] {
             let path = try Self.configurationFile("")
             let file = try #require(fopen(path, "we"))

@@ -63,7 +63,8 @@ struct SyncPresenterTests {
         let health = DaemonHealth(
             unusableStateFiles: ["open /s/network.json: Permission denied"],
             rejectedSchemaFiles: [SchemaError(file: "/m/power.json", path: "$", reason: "not valid JSON")],
-            configurationReloadError: "/etc/viper-settingsd.conf: max-connections must be a number from 1 to 1000000, not 'zero'",
+            configurationReloadError:
+                "/etc/viper-settingsd.conf: max-connections must be a number from 1 to 1000000, not 'zero'",
 
             schemasNotReloaded: true
         )

@@ -380,6 +380,13 @@ def test_usage_errors_have_the_same_prefix_and_a_dashed_value_gets_a_hint(daemon
     # A value that begins with two dashes gets the same hint, naming it; an option before the command is not named.
     result = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", PORT, "--5"]), USAGE)
     assert "('--5' was read as an option: put -- before a value that begins with '-')" in result.stderr, result.stderr
+    # A minus before what is refused as a number (hexadecimal, inf, nan) is a value the daemon refuses, as without it;
+    # blanks after a negative number are ignored, as after any number.
+    for value in ("-0x5", "-inf", "-nan"):
+        result = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", PORT, value]), INVALID)
+        assert "Missing expected argument" not in result.stderr, result.stderr
+    result = check(support.run_settingsctl(["--socket", daemon.socket_path, "set", "display.output.scale", "-1 "]), INVALID)
+    assert "Missing expected argument" not in result.stderr, result.stderr
 
 
 def test_help_and_version_exit_0():

@@ -131,6 +131,11 @@ mkdir -p "$R" "$T"
 mount -t tmpfs -o mode=0755 tmpfs "$T"
 mkdir -p "$T/upper" "$T/work"
 mount -t overlay overlay -o "lowerdir=/,upperdir=$T/upper,workdir=$T/work" "$R"
+# The services' state starts empty whatever the host holds: a /var/lib/viper-settings left by a daemon run as root
+# on the host would be a public StateDirectory= that systemd moves to /var/lib/private for DynamicUser=, and a
+# directory of the overlay's lower layer cannot be renamed (EXDEV): the service would never start. Removed in the
+# overlay only (a whiteout in its upper layer).
+rm -rf "$R/var/lib/viper-settings" "$R/var/lib/private/viper-settings" "$R/var/lib/viper-settings-apply"
 cp -a "$WORK/stage/." "$R/"
 mount -t proc proc "$R/proc"
 mount --bind "$R/proc/sys" "$R/proc/sys"

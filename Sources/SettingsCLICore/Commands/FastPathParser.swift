@@ -60,13 +60,21 @@ package enum FastPathParser {
         return Invocation(action: action, json: json, socket: socket)
     }
 
-    /// Whether `argument` is a negative number (`-1`, `-0.5`, `-1e3`): a value, not an option.
+    /// Whether `argument` is a negative number (`-1`, `-0.5`, `-1e3`, `-0x50`, `-inf`, `-nan`, `-1 `): a value, not an
+    /// option. What the daemon then refuses as a value (hexadecimal, infinity, not a number) is refused as one (exit 5),
+    /// not taken for an unknown option.
     package static func isNegativeNumber(_ argument: String) -> Bool {
         guard argument.hasPrefix("-"), argument.count > 1 else { return false }
-        let digits = argument.utf8.dropFirst()
-        guard let first = digits.first,
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) || first == UInt8(ascii: ".")
-        else { return false }
+        // Blanks after a number are ignored, as the daemon ignores them.
+        var text = Substring(argument.dropFirst())
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        let digits = text.utf8
+        guard let first = digits.first else { return false }
+        if ["inf", "infinity", "nan"].contains(text.lowercased()) { return true }
+        guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) || first == UInt8(ascii: ".") else {
+            return false
+        }
+        if Double("-" + text) != nil { return true }
         return digits.allSatisfy { byte in
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || byte == UInt8(ascii: "+")
