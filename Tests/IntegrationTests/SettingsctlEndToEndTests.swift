@@ -63,6 +63,10 @@ struct SettingsctlEndToEndTests {
             ),
             (["explain", "proxy.prot"], "did you mean 'network.proxy.port'?"),
             (["watch", "proxy.port"], "did you mean 'network.proxy.port'?"),
+            // An item or a section alone, the module and the item without its section (gsettings' habits).
+            (["get", "port"], "no such key: 'port'; did you mean 'network.proxy.port'? (settingsctl show network"),
+            (["get", "proxy"], "'proxy' is a section of module network: a key is MODULE.SECTION.ITEM"),
+            (["get", "network.servers"], "did you mean 'network.dns.servers'?"),
         ]
         for (arguments, expected) in cases {
             let result = daemon.ctl(arguments)

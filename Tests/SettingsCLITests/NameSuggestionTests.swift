@@ -22,4 +22,11 @@ struct NameSuggestionTests {
         #expect(NameSuggestion.key(missingItsModule: "zzz.qqq", in: Self.keys) == nil)
         #expect(NameSuggestion.key(missingItsModule: "proxy.port", in: []) == nil)
     }
+
+    @Test("an item given alone is the key with that item, the first by name, letter case ignored")
+    func keyOfItem() {
+        #expect(NameSuggestion.key(ofItem: "port", in: Self.keys) == "network.proxy.port")
+        #expect(NameSuggestion.key(ofItem: "Servers", in: Self.keys) == "network.dns.servers")
+        #expect(NameSuggestion.key(ofItem: "proxy", in: Self.keys) == nil, "a section is not an item")
+    }
 }

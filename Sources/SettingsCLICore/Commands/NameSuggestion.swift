@@ -51,6 +51,24 @@ package enum NameSuggestion {
         let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
         guard let first = parts.first else { return nil }
         guard let module = modules.contains(first) ? first : ClosestName.closest(to: first, in: modules) else {
+            // An item or a section alone (`get port`, `get proxy`), as gsettings users may write: the key of a
+            // module with that item, or the module with that section.
+            guard parts.count == 1 else { return nil }
+            let keys = modules.flatMap { Self.keys(of: $0, client: client) }
+            if let full = Self.key(ofItem: first, in: keys) {
+                return (
+                    "did you mean '\(TableFormatter.printable(full))'?",
+                    "settingsctl show \(full.prefix { $0 != "." }) lists its keys"
+                )
+            }
+            if let section = keys.first(where: { $0.split(separator: ".").dropFirst().first.map(String.init) == first })
+            {
+                let owner = String(section.prefix { $0 != "." })
+                return (
+                    "'\(TableFormatter.printable(first))' is a section of module \(owner): a key is MODULE.SECTION.ITEM",
+                    "settingsctl show \(owner) lists its keys"
+                )
+            }
             return nil
         }
         let listing = "settingsctl show \(module) lists its keys"
@@ -63,8 +81,19 @@ package enum NameSuggestion {
         if module == first, keys.contains(where: { $0.hasPrefix(asked + ".") }) {
             return ("'\(TableFormatter.printable(key))' is a section: a key is MODULE.SECTION.ITEM", listing)
         }
+        if let closest = ClosestName.closest(to: asked, in: keys) { return ("did you mean '\(closest)'?", listing) }
+        // The module and the item without its section (`network.servers`).
+        if module == first, !parts[1].contains("."), let full = Self.key(ofItem: parts[1], in: keys) {
+            return ("did you mean '\(TableFormatter.printable(full))'?", listing)
+        }
         // Nothing close: where the module's keys are listed, at least.
-        return (ClosestName.closest(to: asked, in: keys).map { "did you mean '\($0)'?" }, listing)
+        return (nil, listing)
+    }
+
+    /// The first of `keys`, in order of names, whose item (its last part) is `item`, letter case ignored.
+    package static func key(ofItem item: String, in keys: [String]) -> String? {
+        let wanted = item.lowercased()
+        return keys.sorted().first { $0.split(separator: ".").last.map { $0.lowercased() } == wanted }
     }
 
     /// The key that `key`, given without its module (`proxy.port`), most likely meant: the one of `keys` that is
