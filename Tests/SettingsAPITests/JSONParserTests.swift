@@ -58,6 +58,17 @@ struct JSONParserTests {
         #expect(try JSONValue(parsing: Self.nestedObjects(128)) != .null)
     }
 
+    @Test("an error's line counts LF, CR LF and CR alone as one line end each")
+    func lineEnds() {
+        for (text, line, column) in [
+            ("{\n\"a\": 1,\n x}", 3, 2), ("{\r\n\"a\": 1,\r\n x}", 3, 2), ("{\r\"a\": 1,\r x}", 3, 2),
+            ("{\r\r\n\n x}", 4, 2),
+        ] {
+            let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+            #expect(error?.line == line && error?.column == column, "\(text.debugDescription): \(String(describing: error))")
+        }
+    }
+
     @Test("rejects nesting 129 deep, naming the limit and where")
     func depthPastLimit() {
         for text in [Self.nested(129), Self.nestedObjects(129)] {

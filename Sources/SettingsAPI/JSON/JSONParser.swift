@@ -55,13 +55,19 @@ private struct JSONParser {
     func error(_ reason: String) -> JSONParseError {
         var line = 1
         var column = 1
+        var afterReturn = false
+        // Lines end in LF, CR LF or a CR alone (a file saved with old Mac line ends).
         for byte in self.bytes[0..<Swift.min(self.index, self.bytes.count)] {
             if byte == UInt8(ascii: "\n") {
+                if !afterReturn { line += 1 }
+                column = 1
+            } else if byte == UInt8(ascii: "\r") {
                 line += 1
                 column = 1
             } else if byte & 0xC0 != 0x80 {
                 column += 1
             }
+            afterReturn = byte == UInt8(ascii: "\r")
         }
         return JSONParseError(reason: reason, line: line, column: column)
     }
