@@ -65,7 +65,10 @@ struct JSONParserTests {
             ("{\r\r\n\n x}", 4, 2),
         ] {
             let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
-            #expect(error?.line == line && error?.column == column, "\(text.debugDescription): \(String(describing: error))")
+            #expect(
+                error?.line == line && error?.column == column,
+                "\(text.debugDescription): \(String(describing: error))"
+            )
         }
     }
 

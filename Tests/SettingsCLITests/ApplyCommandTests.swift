@@ -110,6 +110,18 @@ enum ApplyFixtures {
 
 @Suite("apply status and apply --dry-run: rendering")
 struct ApplyRendererTests {
+    @Test("status names the target being applied now and the targets waiting for it")
+    func applyingNow() {
+        var report = ApplyFixtures.failing
+        report.applying = ApplyingNowViewModel(
+            target: "resolved",
+            since: ApplyFixtures.now - 42.5,
+            waiting: ["chrony", "motd"]
+        )
+        let lines = ApplyRenderer.render(report, now: ApplyFixtures.now).split(separator: "\n")
+        #expect(lines.dropFirst().first == "applying resolved now, for 42 s; waiting for it: chrony, motd")
+    }
+
     @Test("a check a signal ended reads as killed by it, not as a status")
     func checkKilledBySignal() {
         var report = ApplyFixtures.failing

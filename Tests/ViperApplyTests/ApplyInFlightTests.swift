@@ -30,6 +30,34 @@ struct ApplyInFlightTests {
         )
     }
 
+    @Test("apply status names the target being applied, since when, and the targets waiting for it")
+    func statusWhileApplying() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try ApplyInteractorTests.Fixture(directory)
+            let (marker, gate) = (directory + "/marker", directory + "/gate")
+            try Self.writeSlowTarget(in: fixture, marker: marker, gate: gate)
+            try fixture.folder.write(
+                "zlate",
+                ["reads": ["network.proxy.host"], "destination": "/etc/zlate.conf"],
+                template: "host={{network.proxy.host}}\n"
+            )
+            let interactor = try await fixture.interactor()
+            #expect(await interactor.status().applying == nil)
+            async let started: Void = interactor.received([
+                Events.current("network.proxy.host", "a.example", cursor: "network:4"), Events.ready("network:4"),
+            ])
+            #expect(await Eventually.wait { Files.exists(marker) }, "the check never started")
+            let applying = try #require(await interactor.status().applying)
+            #expect(applying.target == "slow")
+            #expect(applying.waiting.contains("zlate"), "\(applying)")
+            #expect(!applying.waiting.contains("slow"))
+            #expect(applying.since == 1_800_000_000, "the fixture's clock, read when the target's turn came")
+            try Files.write("", to: gate)
+            await started
+            #expect(await interactor.status().applying == nil, "nothing is being applied any more")
+        }
+    }
+
     @Test("a target removed while its check runs: the check is stopped and its file is never written")
     func removedWhileChecked() async throws {
         try await TemporaryDirectory.with { directory in

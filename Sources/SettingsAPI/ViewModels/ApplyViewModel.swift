@@ -170,19 +170,38 @@ public struct ApplyStatusViewModel: Sendable, Hashable, Codable {
     public var warnings: [TargetProblemViewModel]
     public var connected: Bool
     public var cursor: String?
+    /// The target being applied now; `nil` when none is.
+    public var applying: ApplyingNowViewModel?
 
     public init(
         targets: [TargetStatusViewModel],
         problems: [TargetProblemViewModel],
         warnings: [TargetProblemViewModel] = [],
         connected: Bool,
-        cursor: String?
+        cursor: String?,
+        applying: ApplyingNowViewModel? = nil
     ) {
         self.targets = targets
         self.problems = problems
         self.warnings = warnings
         self.connected = connected
         self.cursor = cursor
+        self.applying = applying
+    }
+}
+
+/// The target being applied now, since when, and the targets waiting for it (targets are applied one at a time).
+public struct ApplyingNowViewModel: Sendable, Hashable, Codable {
+    public var target: String
+    /// In seconds since the epoch.
+    public var since: Double
+    /// The targets to be applied after it, by name.
+    public var waiting: [String]
+
+    public init(target: String, since: Double, waiting: [String]) {
+        self.target = target
+        self.since = since
+        self.waiting = waiting
     }
 }
 

@@ -31,6 +31,14 @@ package enum ApplyRenderer {
     /// The text of `apply status`; `now` (seconds since the epoch) dates the outcomes ("3 min ago").
     package static func render(_ model: ApplyStatusViewModel, now: Double, style: TextStyle = .plain) -> String {
         var lines = [Self.following(model, style: style)]
+        if let applying = model.applying {
+            let seconds = max(0, Int((now - applying.since).rounded(.down)))
+            var line = "applying \(style.strong(Self.printable(applying.target))) now, for \(seconds) s"
+            if !applying.waiting.isEmpty {
+                line += "; waiting for it: " + applying.waiting.map(Self.printable).joined(separator: ", ")
+            }
+            lines.append(line)
+        }
         if model.targets.isEmpty {
             lines.append(style.faint("no targets"))
         } else {

@@ -44,6 +44,9 @@ public actor ApplyInteractor {
     /// The apply running now (its check, its write, its reload), if any: its target, the permit a reload of the
     /// targets withdraws when that target is removed, and the task, cancelled then to stop its check.
     private var inFlight: (target: ApplyTarget, permit: ApplyPermit, task: Task<ApplyOutcome, Never>)?
+    /// The target being applied and since when, for ``status()``; the targets of the pass still to come after it.
+    private var applyingNow: (target: String, since: Double)?
+    private var passRemaining: [String] = []
     /// The cursor of the last change every target has finished applying (`Status`): behind `state.cursor` while
     /// changes received are still being applied (a check runs).
     private var appliedCursor: String?
@@ -244,7 +247,15 @@ public actor ApplyInteractor {
             problems: self.problemViewModels,
             warnings: self.warningViewModels,
             connected: self.connected,
-            cursor: self.appliedCursor
+            cursor: self.appliedCursor,
+            applying: self.applyingNow.map { now in
+                let waiting = Set(self.passRemaining).union(self.dirty).subtracting([now.target])
+                return ApplyingNowViewModel(
+                    target: now.target,
+                    since: now.since,
+                    waiting: self.targets.map(\.name).filter { waiting.contains($0) }
+                )
+            }
         )
     }
 
@@ -349,7 +360,11 @@ public actor ApplyInteractor {
         let applier = self.applier
         let task = Task { await applier.apply(target, rendered: rendered, permit: permit) }
         self.inFlight = (target, permit, task)
-        defer { self.inFlight = nil }
+        self.applyingNow = (target.name, self.clock.now())
+        defer {
+            self.inFlight = nil
+            self.applyingNow = nil
+        }
         // A stop (SIGTERM cancels the caller) stops the command as before.
         return await withTaskCancellationHandler {
             await task.value
@@ -417,7 +432,10 @@ public actor ApplyInteractor {
             var applied: [(target: ApplyTarget, revisions: [String: Int64])] = []
             // By name, each as loaded when its turn comes: a reload of the targets meanwhile (SIGHUP) may have
             // removed it (it is no longer applied) or changed it.
+            self.passRemaining = self.targets.map(\.name).filter { names.contains($0) }
+            defer { self.passRemaining = [] }
             for name in self.targets.map(\.name) where names.contains(name) {
+                self.passRemaining.removeAll { $0 == name }
                 guard !Task.isCancelled else { break }
                 guard let target = self.targets.first(where: { $0.name == name }) else { continue }
                 let revisions = self.renderRevisions(of: target)
