@@ -250,6 +250,11 @@ struct ApplyTargetLoaderTests {
         try await TemporaryDirectory.with { directory in
             let folder = try TargetFolder(directory)
             try folder.write("unclosed", ["reads": ["network"], "destination": "/etc/a"], template: "{{#network}}")
+            try folder.write(
+                "misclosed",
+                ["reads": ["network"], "destination": "/etc/b"],
+                template: "a\n{{#network.dns}}\n{{#network.proxy}}x\n {{/network.dns}}\n{{/network.proxy}}\n"
+            )
             try Files.write("{ not json", to: folder.path + "/garbled.json")
             try folder.write("first", ["reads": ["network"], "destination": "/etc/same"], template: "x")
             try folder.write("second", ["reads": ["network"], "destination": "/etc/same"], template: "x")
@@ -259,7 +264,17 @@ struct ApplyTargetLoaderTests {
             let loaded = try folder.load()
             #expect(loaded.targets.map(\.name) == ["first"])
             let problems = loaded.problems.map { "\($0)" }.sorted()
-            #expect(problems.count == 5, "\(problems)")
+            #expect(problems.count == 6, "\(problems)")
+            #expect(
+                problems.contains {
+                    $0.contains(
+                        "misclosed.json: template \(folder.path)/misclosed.mustache: line 4, column 2: {{/network.dns}}"
+                            + " closes the section 'network.proxy' opened at line 3, column 1: close it with"
+                            + " {{/network.proxy}}"
+                    )
+                },
+                "\(problems)"
+            )
             #expect(problems.contains { $0.contains("garbled.json: not JSON") }, "\(problems)")
             for other in ["second", "third", "fourth"] {
                 #expect(
@@ -270,7 +285,9 @@ struct ApplyTargetLoaderTests {
             #expect(
                 problems.contains {
                     $0.contains("unclosed.json: template")
-                        && $0.contains("a section is not closed: its {{/NAME}} is missing")
+                        && $0.contains(
+                            "line 1, column 1: the section 'network' opened here is not closed: its {{/network}} is missing"
+                        )
                 },
                 "\(problems)"
             )

@@ -141,7 +141,7 @@ public struct ApplyTargetLoader: Sendable {
             // Configuration files are text: nothing is HTML-escaped.
             template = try MustacheTemplate(string: Self.textContentType + source)
         } catch {
-            throw bad("template \(templatePath): \(Self.describe(error, unclosed: tags.unclosed))")
+            throw bad("template \(templatePath): \(Self.describe(error, tags: tags))")
         }
         // A partial is looked up in a library the applier does not have: it would render as nothing.
         // `{{*name}}` names no value (a name never starts with `*`): it would print nothing, silently.
@@ -255,12 +255,28 @@ public struct ApplyTargetLoader: Sendable {
 
     /// A template's parse error in words, with its line and column; `unclosed` is the tag the template ends in,
     /// which swift-mustache reports as an "overflow" where the template ends.
-    static func describe(_ error: any Error, unclosed: TemplateTags.Unclosed? = nil) -> String {
+    static func describe(_ error: any Error, tags: TemplateTags? = nil) -> String {
         guard let parse = error as? MustacheTemplate.ParserError else { return "\(error)" }
         if "\(parse.error)" == "overflow" {
-            guard let unclosed else { return "the template ends inside a tag: its closing delimiter is missing" }
+            guard let unclosed = tags?.unclosed else {
+                return "the template ends inside a tag: its closing delimiter is missing"
+            }
             return "unclosed tag '\(unclosed.opening)' opened at line \(unclosed.line), column \(unclosed.column):"
                 + " its '\(unclosed.closing)' is missing"
+        }
+        // Where the section is opened, and with which name, said from the tags read (the parser says only where it
+        // gave up: the end of the template, or the closing tag).
+        if let tags, let sections = Self.sectionMismatch(in: tags.tags) {
+            switch (parse.error as? MustacheTemplate.Error, sections) {
+            case (.expectedSectionEnd?, (let open?, nil)):
+                return "line \(open.line), column \(open.column): the section '\(open.content)' opened here is not"
+                    + " closed: its {{/\(open.content)}} is missing"
+            case (.sectionCloseNameIncorrect?, (let open?, let close?)):
+                return "line \(close.line), column \(close.column): {{/\(close.content)}} closes the section"
+                    + " '\(open.content)' opened at line \(open.line), column \(open.column): close it with"
+                    + " {{/\(open.content)}}"
+            default: break
+            }
         }
         let line = parse.context.lineNumber
         // The content type is prefixed to the first line.
@@ -274,6 +290,24 @@ public struct ApplyTargetLoader: Sendable {
             default: "\(parse.error)"
             }
         return "line \(line), column \(max(column, 1)): \(reason)"
+    }
+
+    /// The first section whose end does not match: the section open and the end tag that names another (both), or
+    /// the section left open at the end (no end tag); `nil` when the sections pair up.
+    private static func sectionMismatch(
+        in tags: [TemplateTags.Tag]
+    ) -> (open: TemplateTags.Tag?, close: TemplateTags.Tag?)? {
+        var open: [TemplateTags.Tag] = []
+        for tag in tags {
+            switch tag.sigil {
+            case "#", "^", "$", "<": open.append(tag)
+            case "/":
+                guard let last = open.popLast() else { return (nil, tag) }
+                if last.content != tag.content { return (last, tag) }
+            default: break
+            }
+        }
+        return open.last.map { ($0, nil) }
     }
 
     /// Whether `value` holds a string with a NUL character, at any depth.
