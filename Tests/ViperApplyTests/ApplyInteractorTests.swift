@@ -319,6 +319,31 @@ struct ApplyInteractorTests {
         }
     }
 
+    @Test("after the daemon's state was reset, a revision of its former history is not kept: files name the new ones")
+    func daemonStateReset() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fixture = try Fixture(directory)
+            let interactor = try await fixture.interactor()
+            await interactor.received([
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:5"),
+                Self.current("network.dns.cache", true, cursor: "network:5"),
+                Self.ready("network:5"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r5\n")
+            // The daemon starts over from revision 0 with the same values, then changes one of them.
+            await interactor.received([
+                WatchEventViewModel(event: .resync, cursor: "network:0"),
+                Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:0"),
+                Self.current("network.dns.cache", true, cursor: "network:0"),
+                Self.ready("network:0"),
+                Self.change("network.dns.servers", ["8.8.8.8"], cursor: "network:1"),
+            ])
+            #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r1\n", "revision 5 was of the former history")
+            let last = await interactor.status().targets.first { $0.target == "dns" }?.last
+            #expect(last?.revisions == ["network": 1])
+        }
+    }
+
     @Test(
         "with its state file lost or corrupt, a file that holds the current values keeps the revision it shows and is not rewritten",
         arguments: [nil, "{garbage"]

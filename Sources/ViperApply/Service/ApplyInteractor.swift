@@ -186,9 +186,11 @@ public actor ApplyInteractor {
                         .union(incoming.keys.filter { incoming[$0] != self.state.values[$0] })
                     // A key whose value is the one held keeps the revision of its last change: a resync tells only
                     // the module's revision, and `revision.MODULE` must not move for what did not change.
+                    // Not one above the module's revision now, though: a daemon whose state was reset (or restored from
+                    // a backup) counts again from there, and an older history's revision would name no change of it.
                     var revisions = self.incomingRevisions
                     for (key, value) in incoming where self.state.values[key] == value {
-                        if let kept = self.state.revisions[key] { revisions[key] = kept }
+                        if let kept = self.state.revisions[key], kept <= revisions[key] ?? 0 { revisions[key] = kept }
                     }
                     self.guessed.formIntersection(incoming.keys)
                     for (key, value) in incoming
