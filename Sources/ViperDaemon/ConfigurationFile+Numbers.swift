@@ -1,4 +1,7 @@
 extension ConfigurationFile {
+    /// Where `key` is set: `FILE:LINE`, for an error about its value.
+    func place(_ key: String) -> String { "\(self.path):\(self.lines[key] ?? 0)" }
+
     /// The whole number `key` sets, within `range`; `nil` when the file does not set it. Anything else is an error
     /// naming the file, the key and the range.
     func integer(_ key: String, in range: ClosedRange<Int>, unit: String = "") throws(ConfigurationError) -> Int? {
@@ -6,7 +9,7 @@ extension ConfigurationFile {
         guard let value = Int(text), range.contains(value) else {
             let unit = unit.isEmpty ? "" : " of \(unit)"
             throw ConfigurationError(
-                "\(self.path): \(key) must be a number\(unit) from \(range.lowerBound) to \(range.upperBound), "
+                "\(self.place(key)): \(key) must be a number\(unit) from \(range.lowerBound) to \(range.upperBound), "
                     + "not '\(text)'"
             )
         }
@@ -25,13 +28,13 @@ extension ConfigurationFile {
         let decimal = text.utf8.allSatisfy { (0x30...0x39).contains($0) || "+-.eE".utf8.contains($0) }
         guard decimal, let seconds = Double(text), range.contains(seconds) else {
             throw ConfigurationError(
-                "\(self.path): \(key) must be a number of seconds from \(Self.format(range.lowerBound)) to "
+                "\(self.place(key)): \(key) must be a number of seconds from \(Self.format(range.lowerBound)) to "
                     + "\(Self.format(range.upperBound))\(note), not '\(text)'"
             )
         }
         // Counted in whole milliseconds: a value that would round to none is refused, not taken as 0 ("no limit").
         guard seconds == 0 || seconds >= 0.001 else {
-            throw ConfigurationError("\(self.path): \(key) must be 0 or at least 0.001 seconds, not '\(text)'")
+            throw ConfigurationError("\(self.place(key)): \(key) must be 0 or at least 0.001 seconds, not '\(text)'")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }

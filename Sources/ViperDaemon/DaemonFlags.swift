@@ -45,7 +45,7 @@ struct DaemonFlags: Sendable {
         // The file's level is checked even when the flag overrides it: a mistake in the file is found now, not at
         // the first start without the flag.
         for (origin, text) in [
-            ("\(file?.path ?? ""): log-level", file?.values["log-level"]), ("--log-level", self.logLevel),
+            ("\(file?.place("log-level") ?? ""): log-level", file?.values["log-level"]), ("--log-level", self.logLevel),
         ] {
             guard let text else { continue }
             guard let level = Logger.Level(rawValue: text) else {
@@ -82,11 +82,13 @@ struct DaemonFlags: Sendable {
             }
         }
         // As the log level: the file's value is checked even when the flag overrides it.
-        for (origin, remote) in [("\(file?.path ?? ""): remote", file?.values["remote"]), ("--remote", self.remote)] {
+        for (origin, remote) in [
+            ("\(file?.place("remote") ?? ""): remote", file?.values["remote"]), ("--remote", self.remote),
+        ] {
             guard let remote else { continue }
             // Empty is not off: a template that left the URL out would silently drop the fleet's mandatory values.
             guard !remote.isEmpty else {
-                let place = origin == "--remote" ? origin : "\(file?.path ?? ""):\(file?.lines["remote"] ?? 0): remote"
+                let place = origin
                 throw ConfigurationError("\(place) is empty: give the fleet's URL, or off to turn remote sync off")
             }
             guard remote != "off" else {

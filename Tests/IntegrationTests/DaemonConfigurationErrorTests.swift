@@ -27,7 +27,7 @@ struct DaemonConfigurationErrorTests {
         try "remote = \(remote)\n".write(to: file, atomically: true, encoding: .utf8)
         let result = Self.start(["--config", file.path], in: daemon)
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.hasPrefix("viper-settingsd: \(file.path): remote: "), "\(result)")
+        #expect(result.stderr.hasPrefix("viper-settingsd: \(file.path):1: remote: "), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "it must stop before it listens")
     }
 
@@ -60,7 +60,7 @@ struct DaemonConfigurationErrorTests {
         daemon.signal(SIGHUP)
         _ = try #require(notify.wait(for: "READY=1"), "no READY=1 after reload; log:\n\(daemon.log)")
         let log = daemon.log
-        #expect(log.contains("configuration not reloaded, keeping the current one: \(file.path): max-connections"))
+        #expect(log.contains("configuration not reloaded, keeping the current one: \(file.path):2: max-connections"))
         #expect(
             log.contains("reloaded the schemas; the configuration was not (see above): serving 5 modules"),
             "\(log)"
@@ -70,7 +70,7 @@ struct DaemonConfigurationErrorTests {
         let status = daemon.ctl(["status"])
         #expect(
             status.stdout.contains(
-                "configuration not reloaded, the previous configuration is in force: \(file.path): max-connections"
+                "configuration not reloaded, the previous configuration is in force: \(file.path):2: max-connections"
             ),
             "status says why: \(status)"
         )

@@ -38,7 +38,7 @@ struct DaemonFlagsTests {
         let fromFile = #expect(throws: ConfigurationError.self) {
             try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
         }
-        #expect("\(fromFile.map { "\($0)" } ?? "")".contains("\(path): log-level: log level 'verbose' is not one of"))
+        #expect("\(fromFile.map { "\($0)" } ?? "")".contains("\(path):1: log-level: log level 'verbose' is not one of"))
         let good = try Self.configurationFile("log-level = debug\n")
         let fromFlag = #expect(throws: ConfigurationError.self) {
             try DaemonFlags(config: good, logLevel: "loud").resolve(environment: Self.environment, uid: 1000)
@@ -48,7 +48,9 @@ struct DaemonFlagsTests {
         let overridden = #expect(throws: ConfigurationError.self) {
             try DaemonFlags(config: path, logLevel: "info").resolve(environment: Self.environment, uid: 1000)
         }
-        #expect("\(overridden.map { "\($0)" } ?? "")".contains("\(path): log-level: log level 'verbose' is not one of"))
+        #expect(
+            "\(overridden.map { "\($0)" } ?? "")".contains("\(path):1: log-level: log level 'verbose' is not one of")
+        )
         let flagWins = try DaemonFlags(config: good, logLevel: "error").resolve(
             environment: Self.environment,
             uid: 1000
@@ -109,7 +111,7 @@ struct DaemonFlagsTests {
         let error = #expect(throws: ConfigurationError.self) {
             try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
         }
-        #expect(error?.message == "\(path): idle-timeout must be 0 or at least 0.001 seconds, not '0.0001'")
+        #expect(error?.message == "\(path):1: idle-timeout must be 0 or at least 0.001 seconds, not '0.0001'")
         let smallest = try DaemonFlags(config: try Self.configurationFile("idle-timeout = 0.001\n"))
             .resolve(environment: Self.environment, uid: 1000)
         #expect(smallest.idleTimeout == .milliseconds(1))
@@ -241,12 +243,12 @@ struct DaemonFlagsTests {
         let error = #expect(throws: ConfigurationError.self) {
             try DaemonFlags(config: path).resolve(environment: Self.environment, uid: 1000)
         }
-        #expect(error?.message.hasPrefix("\(path): remote: \(reason)") == true, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("\(path):1: remote: \(reason)") == true, "\(String(describing: error))")
         // Found even when --remote overrides it.
         let overridden = #expect(throws: ConfigurationError.self) {
             try DaemonFlags(config: path, remote: "off").resolve(environment: Self.environment, uid: 1000)
         }
-        #expect(overridden?.message.hasPrefix("\(path): remote: \(reason)") == true)
+        #expect(overridden?.message.hasPrefix("\(path):1: remote: \(reason)") == true)
     }
 
     @Test("a remote URL the daemon cannot use given with --remote names the flag, and wins over the file's")
