@@ -44,6 +44,52 @@ struct SettingsctlWatchTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test(
+        "a module whose state files cannot be used is not told to watchers (an applier would write its defaults); it comes back once they can"
+    )
+    func unusableStateNotWatched() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        #expect(daemon.ctl(["set", "network.proxy.port", "3129"]).status == 0)
+        #expect(daemon.ctl(["set", "display.output.scale", "2"]).status == 0)
+        #expect(daemon.stop() == 0)
+        // Its journal, which holds the value set, can no longer be read: the module serves its defaults.
+        let journal = daemon.stateDirectory.appendingPathComponent("network.journal")
+        let aside = daemon.stateDirectory.appendingPathComponent("network.journal.aside")
+        try FileManager.default.moveItem(at: journal, to: aside)
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
+        try daemon.start()
+        let watch = try Self.watch(daemon, ["--json", "watch", "network", "display"])
+        #expect(watch.wait { $0.stdout.contains("\"ready\"") }, "\(watch.stdout)\(watch.stderr)")
+        let events = try watch.lines.map { try JSONValue(parsing: $0) }
+        #expect(events.contains { $0["key"] == "display.output.scale" && $0["value"] == 2.0 }, "\(watch.lines)")
+        #expect(!events.contains { $0["key"]?.stringValue?.hasPrefix("network.") == true }, "\(watch.lines)")
+        #expect(events.last?["cursor"] == "display:1", "\(watch.lines)")
+        watch.stop()
+        // Resuming from a cursor that names it: a resync that says why, then the other modules' values.
+        let resumed = try Self.watch(
+            daemon,
+            ["--json", "watch", "--after", "display:1,network:1", "network", "display"]
+        )
+        #expect(resumed.wait { $0.stdout.contains("\"ready\"") }, "\(resumed.stdout)\(resumed.stderr)")
+        let first = try JSONValue(parsing: resumed.lines.first ?? "")
+        #expect(first["event"] == "resync", "\(resumed.lines)")
+        #expect(
+            first["reason"]?.stringValue?.contains("the state files of module network cannot be used") == true,
+            "\(resumed.lines)"
+        )
+        // Fixed: the next write reads the files again, watchers start over with the module's stored values.
+        try FileManager.default.removeItem(at: journal)
+        try FileManager.default.moveItem(at: aside, to: journal)
+        #expect(daemon.ctl(["set", "network.proxy.mode", "auto"]).status == 0)
+        #expect(
+            resumed.wait { $0.stdout.contains("\"network.proxy.port\"") && $0.stdout.contains("3129") },
+            "\(resumed.stdout)\(resumed.stderr)"
+        )
+        resumed.stop()
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("--json --after prints exactly the changes after the cursor, then ready; a bad cursor is exit 2")
     func resumeAfterCursor() throws {
         let daemon = try DaemonHarness()

@@ -48,8 +48,8 @@ public enum ApplyError: Error, Sendable, Equatable, CustomStringConvertible {
                 + " stop that applier, or give this one another state directory (--state-dir)"
         case .renderTooLarge(let reason): reason
         case .notServed(let modules):
-            "the settings daemon does not serve module \(modules.joined(separator: ", ")): the file keeps what it holds"
-                + " until it does"
+            "the settings daemon does not serve module \(modules.joined(separator: ", ")) (no schema, or state files it"
+                + " cannot use: settingsctl status says which): the file keeps what it holds until it does"
         }
     }
 }

@@ -27,6 +27,11 @@ public protocol SettingsRepository: Sendable {
     /// writes is found before any is written. The default is `nil`.
     func writeRefusal(of module: String) async -> (any Error)?
 
+    /// Why the module's stored values cannot all be read now (its state files could not be used: what
+    /// ``state(of:)`` returns is what could be read, defaults for the rest); `nil` when they can. A watcher is not
+    /// told such values: an applier would write them into system files. The default is `nil`.
+    func unusableState(of module: String) async -> (any Error)?
+
     /// Like ``update(module:_:)`` for the remote layers: replaces a module's recommended and mandatory values, as
     /// `decide` computes them from the current state, durably (the remote layers are a cache that survives a
     /// restart without network). `nil` writes nothing.
@@ -40,4 +45,6 @@ extension SettingsRepository {
     public func currentState(of module: String) -> ModuleState? { nil }
 
     public func writeRefusal(of module: String) async -> (any Error)? { nil }
+
+    public func unusableState(of module: String) async -> (any Error)? { nil }
 }

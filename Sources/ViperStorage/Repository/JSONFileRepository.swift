@@ -210,6 +210,14 @@ public actor JSONFileRepository: SettingsRepository {
         }
     }
 
+    /// Why the module's state files could not be used at its last load (see ``SettingsRepository/unusableState(of:)``);
+    /// they are read again first when the problem may be gone, as a report of the problems does.
+    public func unusableState(of module: String) async -> (any Error)? {
+        guard let entry = try? await self.entry(for: module), let failure = entry.loadFailure else { return nil }
+        guard self.mayBeFixed(failure, module: module) else { return failure }
+        return (try? await self.entryLoadedAgain(for: module))?.loadFailure ?? failure
+    }
+
     /// The refusal of a write of a module whose state directory cannot take it (a read-only file system, no
     /// permission): a module without files yet would have to create them there.
     private func directoryRefusal(_ module: String) -> StorageError? {

@@ -40,6 +40,9 @@ public enum WatchResyncReason: Sendable, Hashable {
     case moduleRemoved(module: String)
     /// The module's state files could not be used, and now can: what was served meanwhile was not its state.
     case stateReloaded(module: String)
+    /// The module's state files cannot be used (`reason`): its values are not sent until they can (then
+    /// ``stateReloaded(module:)`` follows).
+    case stateUnusable(module: String, reason: String)
     /// A schema reload changed the module's values and the change could not be stored (the state directory cannot
     /// be written): it has no revision, and is told once it is stored, at a later reload or start.
     case schemaChangeNotStored(module: String)

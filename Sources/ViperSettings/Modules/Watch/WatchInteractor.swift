@@ -133,6 +133,9 @@ public struct WatchInteractor: WatchInteractorProtocol {
                 try await emit(.resync(reason: reason))
                 return nil
             }
+            if let unusable = await self.repository.unusableState(of: module) {
+                return try await startOver(.stateUnusable(module: module, reason: "\(unusable)"))
+            }
             guard let start = cursor.positions[module] else {
                 // A cursor of a watch of every module lacks only a module added since it was given out.
                 return try await startOver(
@@ -233,6 +236,9 @@ public struct WatchInteractor: WatchInteractorProtocol {
             cursor = WatchCursor()
             states = []
             for module in scope.moduleNames {
+                // Values that are not all the stored ones are not told: an applier would write them into system
+                // files. The module comes back with a reset once its files can be used.
+                if await self.repository.unusableState(of: module) != nil { continue }
                 let state = try await self.state(of: module)
                 cursor.positions[module] = .init(revision: state.revision)
                 states.append((scope.modules[module]!, state))

@@ -42,6 +42,9 @@ public struct WatchPresenter: WatchPresenterProtocol {
         case .stateReloaded(let module):
             "the state files of module \(module) load again (what was served meanwhile may not have been all they"
                 + " hold); sending the current values"
+        case .stateUnusable(let module, let reason):
+            "the state files of module \(module) cannot be used (\(reason)); sending the current values of the other"
+                + " modules (module \(module)'s once its files can be used)"
         case .schemaChangeNotStored(let module):
             "a schema reload changed values of module \(module) but the change could not be stored (the state"
                 + " directory cannot be written); sending the current values"
