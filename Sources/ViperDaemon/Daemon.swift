@@ -94,6 +94,8 @@ public struct Daemon: Sendable {
         )
         // What changes while the daemon runs, for the STATUS= line (StatusLineService works it out again) and `status`.
         let liveProblems = Mutex(storageProblems)
+        // The modules whose last write failed (a full disk), until a write succeeds.
+        let liveFailingWrites = Mutex<[StorageError]>([])
         // The error of the last configuration reload, when it failed.
         let configurationRefused = Mutex<String?>(nil)
         let schemasRefused = Mutex(false)
@@ -108,8 +110,11 @@ public struct Daemon: Sendable {
                     // The state files as they are now: a problem fixed since is not listed any more.
                     let problems = await repository.problems(modules: catalog.current.map(\.name))
                     liveProblems.withLock { $0 = problems }
+                    let failing = await repository.failingWrites()
+                    liveFailingWrites.withLock { $0 = failing }
                     return DaemonHealth(
                         unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
+                        failingWrites: liveFailingWrites.withLock { $0.map(\.message) },
                         rejectedSchemaFiles: catalog.rejections,
                         configurationReloadError: configurationRefused.withLock { $0 },
                         schemasNotReloaded: schemasRefused.withLock { $0 },
@@ -164,6 +169,7 @@ public struct Daemon: Sendable {
                 of: catalog.current,
                 sync: recorder.snapshot,
                 storageProblems: liveProblems.withLock { $0 },
+                failingWrites: liveFailingWrites.withLock { $0 },
                 rejectedSchemaFiles: catalog.rejectedFiles,
                 configurationRefused: configurationRefused.withLock { $0 },
                 schemasRefused: schemasRefused.withLock { $0 },
@@ -225,6 +231,8 @@ public struct Daemon: Sendable {
                     // The state files as they are now (a file system remounted read-write since), for the summary.
                     let problems = await repository.problems(modules: catalog.current.map(\.name))
                     liveProblems.withLock { $0 = problems }
+                    let failing = await repository.failingWrites()
+                    liveFailingWrites.withLock { $0 = failing }
                     let outcome = ReloadOutcome(
                         configurationReloaded: configurationError == nil,
                         schemasReloaded: schemasReloaded,
@@ -281,6 +289,8 @@ public struct Daemon: Sendable {
                         line: {
                             let problems = await repository.problems(modules: catalog.current.map(\.name))
                             liveProblems.withLock { $0 = problems }
+                            let failing = await repository.failingWrites()
+                            liveFailingWrites.withLock { $0 = failing }
                             return status()
                         }
                     ),
@@ -377,6 +387,7 @@ public struct Daemon: Sendable {
         of schemas: [ModuleSchema],
         sync: SyncStatus,
         storageProblems: [StorageError] = [],
+        failingWrites: [StorageError] = [],
         rejectedSchemaFiles: [String] = [],
         configurationRefused: String? = nil,
         schemasRefused: Bool = false,
@@ -416,6 +427,10 @@ public struct Daemon: Sendable {
         if let first = storageProblems.first {
             let more = storageProblems.count > 1 ? " (and \(storageProblems.count - 1) more, see the log)" : ""
             text += "; STATE FILES UNUSABLE: \(first.message)\(more)"
+        }
+        if let first = failingWrites.first {
+            let more = failingWrites.count > 1 ? " (and \(failingWrites.count - 1) more)" : ""
+            text += "; WRITES FAILING: \(first.message)\(more); each write tries again"
         }
         return text
     }

@@ -293,6 +293,19 @@ struct FileApplierSafetyTests {
         }
     }
 
+    @Test("a command does not get the variables systemd set for the applier's own service; it gets the others")
+    func noServiceVariables() async throws {
+        let kept = CommandRunner.commandVariables([
+            "PATH=/usr/bin", "NOTIFY_SOCKET=/run/systemd/notify", "WATCHDOG_USEC=20000000", "WATCHDOG_PID=7",
+            "LISTEN_FDS=1", "LISTEN_PID=7", "LISTEN_FDNAMES=x", "NOTIFY_SOCKETX=kept", "LANG=C.UTF-8",
+        ])
+        #expect(kept == ["PATH=/usr/bin", "NOTIFY_SOCKETX=kept", "LANG=C.UTF-8"])
+        // What a command started now gets: the applier's environment (PATH among it), whatever else it holds.
+        let result = try await CommandRunner().run(["sh", "-c", "test -n \"$PATH\" && env >&2; exit 0"])
+        #expect(result.stderr.contains("PATH="), "\(result)")
+        #expect(!result.stderr.contains("NOTIFY_SOCKET="), "\(result)")
+    }
+
     @Test("a command a signal ended is said to be killed by it; one that exits 139 itself is not")
     func killedBySignal() async throws {
         let crashed = try await CommandRunner().run(["sh", "-c", "kill -SEGV $$"])

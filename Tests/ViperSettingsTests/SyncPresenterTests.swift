@@ -62,6 +62,7 @@ struct SyncPresenterTests {
         let view = MockView()
         let health = DaemonHealth(
             unusableStateFiles: ["open /s/network.json: Permission denied"],
+            failingWrites: ["cannot write /s/power.journal: No space left on device"],
             rejectedSchemaFiles: [SchemaError(file: "/m/power.json", path: "$", reason: "not valid JSON")],
             configurationReloadError:
                 "/etc/viper-settingsd.conf: max-connections must be a number from 1 to 1000000, not 'zero'",
@@ -81,6 +82,7 @@ struct SyncPresenterTests {
         #expect(
             model.problems == [
                 "state files unusable: open /s/network.json: Permission denied; the modules concerned refuse writes",
+                "writes failing: cannot write /s/power.journal: No space left on device; each write tries again",
                 "schema file rejected: /m/power.json: $: not valid JSON",
                 "configuration not reloaded, the previous configuration is in force: /etc/viper-settingsd.conf:"
                     + " max-connections must be a number from 1 to 1000000, not 'zero'",

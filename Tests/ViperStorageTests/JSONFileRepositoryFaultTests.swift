@@ -51,6 +51,16 @@ struct JSONFileRepositoryFaultTests {
         // Logged once per run of failures: an error, then a notice should a smaller batch fit again.
         #expect(recorder.messages(at: .error).count == recorder.messages(at: .notice).count + 1)
 
+        // A write that cannot fit (a new page of the journal) while the disk is full: the module's writes are failing,
+        // as status says, until one succeeds.
+        try disk.fill()
+        let big = String(repeating: "x", count: 8192)
+        _ = try? await repository.update(module: "network") {
+            LocalChange(set: ["items.big": .string(big)], revision: $0.revision + 1)
+        }
+        let failing = await repository.failingWrites()
+        #expect(failing.count == 1 && failing.first?.errno == ENOSPC, "\(failing)")
+
         // A restart (no close: as after a crash) serves the acknowledged writes, none of the failed ones.
         disk.free()
         let restarted = try await makeRepository(directory).state(of: "network")
@@ -64,6 +74,7 @@ struct JSONFileRepositoryFaultTests {
         }
         #expect(after.after.revision == highest + 1)
         #expect(recorder.messages(at: .notice).contains { $0.contains("works again") })
+        #expect(await repository.failingWrites().isEmpty, "the write that succeeded ends it")
         let reopened = try await makeRepository(directory).state(of: "network")
         #expect(reopened.local["items.again"] == .int(1) && reopened.revision == highest + 1)
         await repository.close()

@@ -188,7 +188,9 @@ public struct CommandRunner: CommandRunning {
         var pid = pid_t()
         let arguments = command.map { strdup($0) } + [nil]
         defer { for argument in arguments { free(argument) } }
-        let spawned = posix_spawnp(&pid, command[0], &actions, &attributes, arguments, environ)
+        let environment = Self.commandEnvironment()
+        defer { for variable in environment { free(variable) } }
+        let spawned = posix_spawnp(&pid, command[0], &actions, &attributes, arguments, environment)
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])
@@ -277,6 +279,31 @@ public struct CommandRunner: CommandRunning {
 }
 
 extension CommandRunner {
+    /// The variables systemd sets for the applier's own service, which a command must not take for its own: a
+    /// `systemctl` that finds `NOTIFY_SOCKET` sends notifications systemd refuses from any process but the main one
+    /// (`Got notification message from PID …, but reception only permitted for main PID`), and the watchdog's and
+    /// socket activation's name the applier's process.
+    static let serviceVariables: Set<String> = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+    ]
+
+    /// The applier's environment without ``serviceVariables``, as `NAME=VALUE` strings for `posix_spawnp`, ending in
+    /// `nil`; each to be freed.
+    static func commandEnvironment() -> [UnsafeMutablePointer<CChar>?] {
+        var entries: [String] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            entries.append(String(cString: entry))
+            cursor += 1
+        }
+        return Self.commandVariables(entries).map { strdup($0) } + [nil]
+    }
+
+    /// `entries` (`NAME=VALUE`) without those of ``serviceVariables``, in order.
+    static func commandVariables(_ entries: [String]) -> [String] {
+        entries.filter { !Self.serviceVariables.contains(String($0.prefix { $0 != "=" })) }
+    }
+
     /// The end of a command's standard error as kept: when more came before it (`leftOut` bytes), it starts at a line
     /// and says how much is left out, as a cut diff does.
     static func tail(_ kept: [UInt8], leftOut: Int) -> String {

@@ -4,6 +4,9 @@ public struct DaemonHealth: Sendable, Hashable {
     /// The state files that cannot be used, each as its storage error's message (`open …: Permission denied`): the
     /// modules concerned serve what can be read and refuse writes.
     public var unusableStateFiles: [String]
+    /// The modules whose last write failed (a full disk, an I/O error), each as its storage error's message: each
+    /// write tries again, and this ends with the first that succeeds.
+    public var failingWrites: [String]
     /// The schema files refused at the last start or reload, each with its path and why.
     public var rejectedSchemaFiles: [SchemaError]
     /// The error the last reload found in the configuration file, naming the file (the previous configuration is in
@@ -21,12 +24,14 @@ public struct DaemonHealth: Sendable, Hashable {
 
     public init(
         unusableStateFiles: [String] = [],
+        failingWrites: [String] = [],
         rejectedSchemaFiles: [SchemaError] = [],
         configurationReloadError: String? = nil,
         schemasNotReloaded: Bool = false,
         modulesDirectoryWithoutSchemas: String? = nil
     ) {
         self.unusableStateFiles = unusableStateFiles
+        self.failingWrites = failingWrites
         self.rejectedSchemaFiles = rejectedSchemaFiles
         self.configurationReloadError = configurationReloadError
         self.schemasNotReloaded = schemasNotReloaded

@@ -210,6 +210,12 @@ public actor JSONFileRepository: SettingsRepository {
         }
     }
 
+    /// The modules whose last write failed and no write has succeeded since (a full disk, an I/O error), each as
+    /// the failure that was logged, by module name.
+    public func failingWrites() -> [StorageError] {
+        self.entries.keys.sorted().compactMap { self.entries[$0]?.writeFailure }
+    }
+
     /// Why the module's state files could not be used at its last load (see ``SettingsRepository/unusableState(of:)``);
     /// they are read again first when the problem may be gone, as a report of the problems does.
     public func unusableState(of module: String) async -> (any Error)? {

@@ -58,6 +58,7 @@ public struct SyncPresenter: SyncPresenterProtocol {
         var problems = health.unusableStateFiles.map {
             "state files unusable: \($0); the modules concerned refuse writes"
         }
+        problems += health.failingWrites.map { "writes failing: \($0); each write tries again" }
         problems += health.rejectedSchemaFiles.map { "schema file rejected: \($0)" }
         if let error = health.configurationReloadError {
             problems.append("configuration not reloaded, the previous configuration is in force: \(error)")
