@@ -276,7 +276,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ViperDaemonTests",
-            dependencies: ["ViperDaemon", "ViperTestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ViperDaemon", "ViperCommandLine", "ViperTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

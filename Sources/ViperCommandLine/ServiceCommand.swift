@@ -45,8 +45,23 @@ extension ServiceCommand {
                 in: Self.fullMessage(for: error),
                 arguments: Array(CommandLine.arguments.dropFirst())
             )
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            if !message.isEmpty { FileHandle.standardError.write(Data((Self.journalPrefixed(message) + "\n").utf8)) }
             Self.exit(withError: ExitCode(code == .validationFailure ? 2 : code.rawValue))
         }
+    }
+
+    /// `message` with each line at error priority (`<3>`) when standard error is the journal (`JOURNAL_STREAM` names
+    /// its device and inode): journald reads the prefix (`SyslogLevelPrefix=`), and `journalctl -p err` then shows
+    /// why the service would not start, which it logs at info otherwise. As it is on a terminal or in a file.
+    package static func journalPrefixed(
+        _ message: String,
+        journalStream: String? = ProcessInfo.processInfo.environment["JOURNAL_STREAM"]
+    ) -> String {
+        var info = stat()
+        guard let journalStream, fstat(2, &info) == 0,
+            journalStream == "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
+        else { return message }
+        return message.split(separator: "\n", omittingEmptySubsequences: false).map { "<3>" + $0 }
+            .joined(separator: "\n")
     }
 }

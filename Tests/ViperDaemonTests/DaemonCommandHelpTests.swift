@@ -1,4 +1,6 @@
+import Glibc
 import Testing
+import ViperCommandLine
 import ViperDaemon
 
 /// `viper-settingsd --help` (and so its man page) tells the defaults, the exit statuses and the signals.
@@ -67,5 +69,15 @@ struct DaemonCommandHelpTests {
             )
         )
         #expect(help.contains("  SIGHUP           reload the schemas and the configuration keys a\n"))
+    }
+
+    @Test("a start error is at error priority for journald (<3> on each line) only when standard error is the journal")
+    func journalPriority() {
+        var info = stat()
+        #expect(fstat(2, &info) == 0)
+        let stream = "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
+        #expect(DaemonCommand.journalPrefixed("a\nb", journalStream: stream) == "<3>a\n<3>b")
+        #expect(DaemonCommand.journalPrefixed("a\nb", journalStream: "1:2") == "a\nb", "another stream")
+        #expect(DaemonCommand.journalPrefixed("a", journalStream: nil) == "a", "not under systemd")
     }
 }
