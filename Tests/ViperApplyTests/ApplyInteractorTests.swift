@@ -135,6 +135,11 @@ struct ApplyInteractorTests {
             #expect(power?.result == "failed")
             #expect(power?.error?.contains("does not serve module power") == true)
             #expect(await interactor.isSettled, "held, not pending: readiness does not wait for it")
+            let summary = await interactor.summary()
+            #expect(
+                summary.hasPrefix("3 targets, 2 applied, 1 failing (power)"),
+                "applied counts only those applied: \(summary)"
+            )
             // Failing, not rendered: no warning says that it renders as empty.
             let warnings = await interactor.status().warnings.filter { $0.file.hasSuffix("power.json") }
             #expect(warnings.isEmpty, "\(warnings)")

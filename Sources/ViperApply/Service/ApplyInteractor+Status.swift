@@ -23,10 +23,13 @@ extension ApplyInteractor {
         }
         let failing = self.targets.filter { self.lastApplyFailed($0.name) }
         // Ready is told after a while even when a check or reload runs long: say so rather than "applied".
+        // "Applied" counts only the targets whose files hold what the values render.
         var text =
-            self.isSettled
-            ? "\(self.targets.count) targets applied"
-            : "\(self.targets.count) targets; still applying (a check or reload runs)"
+            !self.isSettled
+            ? "\(self.targets.count) targets; still applying (a check or reload runs)"
+            : failing.isEmpty
+                ? "\(self.targets.count) targets applied"
+                : "\(self.targets.count) targets, \(self.targets.count - failing.count) applied"
         if !failing.isEmpty { text += ", \(failing.count) failing (\(failing.map(\.name).joined(separator: ", ")))" }
         if !self.retries.isEmpty { text += ", \(self.retries.count) to retry" }
         let daemon =
