@@ -30,17 +30,23 @@ struct ApplyInFlightTests {
         )
     }
 
+    /// The target `zlate`, writing `/etc/zlate.conf` from `network.proxy.host`: after `slow` in file-name order, so
+    /// applied once slow's check has ended.
+    static func writeLateTarget(in fixture: ApplyInteractorTests.Fixture) throws {
+        try fixture.folder.write(
+            "zlate",
+            ["reads": ["network.proxy.host"], "destination": "/etc/zlate.conf"],
+            template: "host={{network.proxy.host}}\n"
+        )
+    }
+
     @Test("apply status names the target being applied, since when, and the targets waiting for it")
     func statusWhileApplying() async throws {
         try await TemporaryDirectory.with { directory in
             let fixture = try ApplyInteractorTests.Fixture(directory)
             let (marker, gate) = (directory + "/marker", directory + "/gate")
             try Self.writeSlowTarget(in: fixture, marker: marker, gate: gate)
-            try fixture.folder.write(
-                "zlate",
-                ["reads": ["network.proxy.host"], "destination": "/etc/zlate.conf"],
-                template: "host={{network.proxy.host}}\n"
-            )
+            try Self.writeLateTarget(in: fixture)
             let interactor = try await fixture.interactor()
             #expect(await interactor.status().applying == nil)
             async let started: Void = interactor.received([
@@ -64,12 +70,7 @@ struct ApplyInFlightTests {
             let fixture = try ApplyInteractorTests.Fixture(directory)
             let (marker, gate) = (directory + "/marker", directory + "/gate")
             try Self.writeSlowTarget(in: fixture, marker: marker, gate: gate)
-            // After slow in file-name order: applied once slow's check has ended.
-            try fixture.folder.write(
-                "zlate",
-                ["reads": ["network.proxy.host"], "destination": "/etc/zlate.conf"],
-                template: "host={{network.proxy.host}}\n"
-            )
+            try Self.writeLateTarget(in: fixture)
             let slow = directory + "/root/etc/slow.conf"
             let late = directory + "/root/etc/zlate.conf"
             let interactor = try await fixture.interactor()
