@@ -135,7 +135,9 @@ public struct DaemonCommand: ServiceCommand {
             configuration = try self.flags.resolve(environment: environment, uid: getuid())
         } catch {
             // The message repeats what the file or a flag says: on one line, whatever it holds.
-            FileHandle.standardError.write(Data("viper-settingsd: \(LineLogHandler.escaping("\(error)"))\n".utf8))
+            FileHandle.standardError.write(
+                Data((Self.journalPrefixed("viper-settingsd: \(LineLogHandler.escaping("\(error)"))") + "\n").utf8)
+            )
             // Started by its socket: the calls waiting would start it again at once, failing the socket unit.
             SocketActivation.closePendingConnections()
             throw ExitCode(2)

@@ -96,6 +96,38 @@ struct FileApplierTests {
         }
     }
 
+    @Test("a reload a signal ends, and the reload of the previous file after it, are said to be killed by it")
+    func reloadKilledBySignal() async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = try TargetFolder(directory)
+            // Reloads once, then every reload is killed.
+            let reload: JSONValue = [
+                "sh", "-c",
+                .string("test -e \(directory)/armed || { touch \(directory)/armed; exit 0; }; kill -KILL $$"),
+            ]
+            try folder.write(
+                "app",
+                ["reads": ["network"], "destination": .string(directory + "/etc/app.conf"), "reload": reload],
+                template: ""
+            )
+            let target = try folder.target("app")
+            try FileManager.default.createDirectory(atPath: directory + "/scratch", withIntermediateDirectories: true)
+            let applier = FileApplier(commands: CommandRunner(), scratchDirectory: directory + "/scratch")
+            #expect(await applier.apply(target, rendered: "a = 1\n").result == .written)
+            let outcome = await applier.apply(target, rendered: "a = 2\n")
+            #expect(outcome.result == .reloadFailed, "\(outcome)")
+            #expect(outcome.rollbackReload?.signal == SIGKILL)
+            #expect(
+                outcome.error?.hasSuffix(
+                    "was killed by signal 9 (SIGKILL); the previous file was put back, and reloading it failed too: it"
+                        + " was killed by signal 9 (SIGKILL)"
+                ) == true,
+                "\(outcome.error ?? "")"
+            )
+            #expect(try Files.read(directory + "/etc/app.conf") == "a = 1\n")
+        }
+    }
+
     @Test("a failed reload of a file that did not exist before removes it")
     func reloadFailsWithoutPrevious() async throws {
         try await TemporaryDirectory.with { directory in

@@ -170,6 +170,15 @@ struct SettingsLoadTests {
                 == Array(repeating: "locked by the fleet: uid 0 may not load network.proxy.port (mandatory)", count: 2)
         )
         #expect(refusals.allSatisfy { $0.metadata["method"] == "Load" })
+        // A load of several modules verifies each first, and is refused there: audited as well; a dry run is not.
+        let verified = try await interactor.load(
+            LoadRequest(values: ["proxy.port": 9], mode: .verify),
+            caller: Fixtures.root
+        )
+        #expect(verified.problems == [.keyLocked(key: "network.proxy.port", layer: .mandatory)])
+        #expect(self.log.entries.filter { $0.level == .notice }.count == 3)
+        _ = try await interactor.load(LoadRequest(values: ["proxy.port": 9], mode: .preview), caller: Fixtures.root)
+        #expect(self.log.entries.filter { $0.level == .notice }.count == 3, "a dry run writes nothing: no refusal")
     }
 
     @Test("ifRevision is a compare-and-set; replace removes the local values the file lacks")

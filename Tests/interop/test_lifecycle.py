@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 import interop_support as support
 
 GET = "io.viper.settings.Get"
@@ -413,3 +415,26 @@ def test_signals_the_services_do_not_use_do_not_end_them(daemon, tmp_path):
         assert support.can_connect(applier.socket_path)
     finally:
         assert applier.stop() == 0
+
+
+@pytest.mark.parametrize("config_text", ["modules-dir = modules\nbogus = 1\n", "log-level = loud\n"])
+def test_a_start_error_reaches_the_journal_at_error_priority(tmp_path, config_text):
+    """Under systemd, standard error is a journal stream (`JOURNAL_STREAM` names its device and inode) and a line's
+    priority is info unless it starts with `<N>`: the reason the daemon would not start must be `<3>`, so that
+    `journalctl -p err` shows it; on a terminal or in a file it is written as it is."""
+    config = tmp_path / "bad.conf"
+    config.write_text(config_text)
+    argv = [support.executable("viper-settingsd"), "--config", str(config), "--socket", str(tmp_path / "sock"),
+            "--state-dir", str(tmp_path / "state")]
+    for journal in (True, False):
+        log = tmp_path / f"stderr-{journal}"
+        with open(log, "wb") as stream:
+            info = os.fstat(stream.fileno())
+            environment = {key: value for key, value in os.environ.items() if key != "JOURNAL_STREAM"}
+            if journal:
+                environment["JOURNAL_STREAM"] = f"{info.st_dev}:{info.st_ino}"
+            result = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stream,
+                                    env=environment, timeout=support.START_DEADLINE)
+        text = log.read_text()
+        assert result.returncode == 2, text
+        assert text.startswith("<3>viper-settingsd: " if journal else "viper-settingsd: "), text

@@ -146,7 +146,7 @@ package struct VarlinkClient: Sendable {
             .failure,
             "\(self.peer.name) closed the connection during a call of \(callSize) bytes: it refuses a message larger"
                 + " than its max-message-size (1 MiB unless viper-settingsd.conf says otherwise); send less at once"
-                + " (load the file one module at a time: jq '.modules |= {network}' FILE | settingsctl load -),"
+                + " (load the file one module at a time: jq '.modules |= {MODULE}' FILE | settingsctl load -),"
                 + " or raise max-message-size"
         )
     }

@@ -228,7 +228,7 @@ public struct FileApplier: Sendable {
         do throws(ApplyError) {
             let again = try await self.commands.run(reload)
             outcome.rollbackReload = again
-            message += again.succeeded ? " and reloaded" : ", and reloading it failed too (status \(again.status))"
+            message += again.succeeded ? " and reloaded" : ", and reloading it failed too: it \(again.ending)"
         } catch {
             message += ", and reloading it failed too: \(error)"
         }

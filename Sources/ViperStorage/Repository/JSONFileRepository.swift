@@ -216,12 +216,11 @@ public actor JSONFileRepository: SettingsRepository {
         self.entries.keys.sorted().compactMap { self.entries[$0]?.writeFailure }
     }
 
-    /// Why the module's state files could not be used at its last load (see ``SettingsRepository/unusableState(of:)``);
-    /// they are read again first when the problem may be gone, as a report of the problems does.
+    /// Why the module's state files could not be used at its last load (see ``SettingsRepository/unusableState(of:)``).
+    /// Not read again here (each load that fails is logged, and every watcher asks): a write, or a report of the
+    /// problems (`status`, the `STATUS=` line), reads them again.
     public func unusableState(of module: String) async -> (any Error)? {
-        guard let entry = try? await self.entry(for: module), let failure = entry.loadFailure else { return nil }
-        guard self.mayBeFixed(failure, module: module) else { return failure }
-        return (try? await self.entryLoadedAgain(for: module))?.loadFailure ?? failure
+        (try? await self.entry(for: module))?.loadFailure
     }
 
     /// The refusal of a write of a module whose state directory cannot take it (a read-only file system, no

@@ -40,6 +40,10 @@ extension SettingsInteractor {
                 throw .storageFailure(module: module, reason: "\(refusal)")
             }
             let (change, locked) = Self.plan(schema: schema, values: values, replace: replace, state: state)
+            // A load that verifies first is refused for them (a dry run is not a write, and is not audited).
+            if request.mode == .verify, !locked.isEmpty {
+                self.auditLocked(.loadRefused(problems: locked), caller: caller, method: "Load")
+            }
             let after = change.map { $0.applied(to: state) } ?? state
             return self.outcome(from: state, to: after, problems: problems + locked)
         }
