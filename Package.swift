@@ -117,6 +117,7 @@ let package = Package(
             dependencies: [
                 "CSystemd",
                 "SettingsAPI",
+                "ViperPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -126,7 +127,9 @@ let package = Package(
         // the terminal, usage errors as exit status 2.
         .target(
             name: "ViperCommandLine",
-            dependencies: ["SettingsAPI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SettingsAPI", "ViperPOSIX", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: served
         ),
         // The daemon's composition root: configuration, wiring, services.

@@ -2,6 +2,7 @@ public import ArgumentParser
 import Foundation
 import Glibc
 import SettingsAPI
+import ViperPOSIX
 
 /// The command line of a long-running program (viper-settingsd, viper-settings-apply): `--help` laid out for the
 /// terminal, so that the tables of its discussion (signals, exit statuses) keep their columns; a usage error is
@@ -57,10 +58,7 @@ extension ServiceCommand {
         _ message: String,
         journalStream: String? = ProcessInfo.processInfo.environment["JOURNAL_STREAM"]
     ) -> String {
-        var info = stat()
-        guard let journalStream, fstat(2, &info) == 0,
-            journalStream == "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
-        else { return message }
+        guard StandardDescriptors.isJournalStream(2, journalStream: journalStream) else { return message }
         return message.split(separator: "\n", omittingEmptySubsequences: false).map { "<3>" + $0 }
             .joined(separator: "\n")
     }

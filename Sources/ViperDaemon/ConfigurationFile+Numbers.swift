@@ -1,7 +1,4 @@
 extension ConfigurationFile {
-    /// Where `key` is set: `FILE:LINE`, for an error about its value.
-    func place(_ key: String) -> String { "\(self.path):\(self.lines[key] ?? 0)" }
-
     /// The whole number `key` sets, within `range`; `nil` when the file does not set it. Anything else is an error
     /// naming the file, the key and the range.
     func integer(_ key: String, in range: ClosedRange<Int>, unit: String = "") throws(ConfigurationError) -> Int? {

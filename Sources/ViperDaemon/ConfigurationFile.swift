@@ -98,13 +98,16 @@ public struct ConfigurationFile: Sendable, Equatable {
         return String(text)
     }
 
+    /// Where `key` is set: `FILE:LINE`, for an error about its value.
+    func place(_ key: String) -> String { "\(self.path):\(self.lines[key] ?? 0)" }
+
     /// A path value, relative paths taken relative to the file's directory; an empty one is an error (it would name
     /// the file's own directory).
     public func pathValue(_ key: String) throws(ConfigurationError) -> String? {
         guard let value = self.values[key] else { return nil }
         guard !value.isEmpty else {
             throw ConfigurationError(
-                "\(self.path):\(self.lines[key] ?? 0): '\(key)' is empty: give a path, or leave the line out for the default"
+                "\(self.place(key)): '\(key)' is empty: give a path, or leave the line out for the default"
             )
         }
         if value.hasPrefix("/") { return value }

@@ -98,6 +98,14 @@ public struct Daemon: Sendable {
         let liveFailingWrites = Mutex<[StorageError]>([])
         // The error of the last configuration reload, when it failed.
         let configurationRefused = Mutex<String?>(nil)
+        // The state files as they are now (a problem fixed since is not listed any more, a file system remounted
+        // read-write since), and the writes failing now.
+        let refreshStorageHealth: @Sendable () async -> Void = {
+            let problems = await repository.problems(modules: catalog.current.map(\.name))
+            liveProblems.withLock { $0 = problems }
+            let failing = await repository.failingWrites()
+            liveFailingWrites.withLock { $0 = failing }
+        }
         let schemasRefused = Mutex(false)
         let sync = SyncModuleBuilder(repository: repository, accounts: accounts, logger: logger, refusals: refusals)
             .build(
@@ -107,11 +115,7 @@ public struct Daemon: Sendable {
                 minimumInterval: self.configuration.syncMinimumInterval,
                 version: ViperSettingsVersion.current,
                 health: {
-                    // The state files as they are now: a problem fixed since is not listed any more.
-                    let problems = await repository.problems(modules: catalog.current.map(\.name))
-                    liveProblems.withLock { $0 = problems }
-                    let failing = await repository.failingWrites()
-                    liveFailingWrites.withLock { $0 = failing }
+                    await refreshStorageHealth()
                     return DaemonHealth(
                         unusableStateFiles: liveProblems.withLock { $0.map(\.message) },
                         failingWrites: liveFailingWrites.withLock { $0.map(\.message) },
@@ -229,10 +233,7 @@ public struct Daemon: Sendable {
                     configurationRefused.withLock { $0 = configurationError.map { "\($0)" } }
                     schemasRefused.withLock { $0 = !schemasReloaded }
                     // The state files as they are now (a file system remounted read-write since), for the summary.
-                    let problems = await repository.problems(modules: catalog.current.map(\.name))
-                    liveProblems.withLock { $0 = problems }
-                    let failing = await repository.failingWrites()
-                    liveFailingWrites.withLock { $0 = failing }
+                    await refreshStorageHealth()
                     let outcome = ReloadOutcome(
                         configurationReloaded: configurationError == nil,
                         schemasReloaded: schemasReloaded,
@@ -287,10 +288,7 @@ public struct Daemon: Sendable {
                         interval: .seconds(5),
                         clock: ContinuousClock(),
                         line: {
-                            let problems = await repository.problems(modules: catalog.current.map(\.name))
-                            liveProblems.withLock { $0 = problems }
-                            let failing = await repository.failingWrites()
-                            liveFailingWrites.withLock { $0 = failing }
+                            await refreshStorageHealth()
                             return status()
                         }
                     ),

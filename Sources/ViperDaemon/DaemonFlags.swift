@@ -88,8 +88,7 @@ struct DaemonFlags: Sendable {
             guard let remote else { continue }
             // Empty is not off: a template that left the URL out would silently drop the fleet's mandatory values.
             guard !remote.isEmpty else {
-                let place = origin
-                throw ConfigurationError("\(place) is empty: give the fleet's URL, or off to turn remote sync off")
+                throw ConfigurationError("\(origin) is empty: give the fleet's URL, or off to turn remote sync off")
             }
             guard remote != "off" else {
                 configuration.remote = nil

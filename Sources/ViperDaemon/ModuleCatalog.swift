@@ -122,8 +122,9 @@ final class ModuleCatalog: Sendable {
                 warnings[schema.name] = warning
             }
         }
-        let said = self.writerWarnings.withLock { said in
-            defer { said = warnings }
+        let said = self.writerWarnings.withLock { previous in
+            let said = previous
+            previous = warnings
             return said
         }
         for (module, warning) in warnings.sorted(by: { $0.key < $1.key }) where said[module] != warning {

@@ -19,6 +19,19 @@ public enum StandardDescriptors {
         }
     }
 
+    /// Whether `journalStream`, a `JOURNAL_STREAM` value (`<device>:<inode>`, which systemd sets for a service whose
+    /// output goes to the journal), names the device and inode of `descriptor`: the check `systemd.exec(5)`
+    /// documents, which tells a service from a process it started with other output.
+    public static func isJournalStream(_ descriptor: Int32, journalStream: String?) -> Bool {
+        guard let journalStream, let colon = journalStream.firstIndex(of: ":"),
+            let device = UInt64(journalStream[..<colon]),
+            let inode = UInt64(journalStream[journalStream.index(after: colon)...])
+        else { return false }
+        var status = stat()
+        guard Glibc.fstat(descriptor, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+    }
+
     /// Whether `descriptor` can be written to: `EBADF` when it is closed or not open for writing.
     public static func writable(_ descriptor: Int32) -> Int32? {
         Glibc.write(descriptor, "", 0) < 0 ? errno : nil

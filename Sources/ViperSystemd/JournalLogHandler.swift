@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 public import Logging
+import ViperPOSIX
 
 /// A swift-log `LogHandler` that writes native journal entries (`sd_journal_sendv(3)`) with structured fields.
 ///
@@ -109,17 +110,7 @@ public struct JournalLogHandler: LogHandler {
 
     /// Whether `journalStream`, a `JOURNAL_STREAM` value, names the device and inode of `descriptor`.
     package static func isConnected(journalStream: String?, descriptor: Int32) -> Bool {
-        guard let journalStream, let colon = journalStream.firstIndex(of: ":"),
-            let device = UInt64(journalStream[..<colon]),
-            let inode = UInt64(journalStream[journalStream.index(after: colon)...])
-        else {
-            return false
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            return false
-        }
-        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+        StandardDescriptors.isJournalStream(descriptor, journalStream: journalStream)
     }
 
     /// Sends one entry made of `fields` with `sd_journal_sendv`; returns its result, negative on failure.

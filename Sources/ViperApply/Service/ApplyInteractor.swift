@@ -42,10 +42,10 @@ public actor ApplyInteractor {
     /// Targets being applied because their retry was due: a failure of that apply schedules the next retry.
     var retrying: Set<String> = []
     /// The apply running now (its check, its write, its reload), if any: its target, the permit a reload of the
-    /// targets withdraws when that target is removed, and the task, cancelled then to stop its check.
-    private var inFlight: (target: ApplyTarget, permit: ApplyPermit, task: Task<ApplyOutcome, Never>)?
-    /// The target being applied and since when, for ``status()``; the targets of the pass still to come after it.
-    private var applyingNow: (target: String, since: Double)?
+    /// targets withdraws when that target is removed, the task, cancelled then to stop its check, and when it began
+    /// (for ``status()``).
+    private var inFlight: (target: ApplyTarget, permit: ApplyPermit, task: Task<ApplyOutcome, Never>, since: Double)?
+    /// The targets of the pass still to come after the one being applied, for ``status()``.
     private var passRemaining: [String] = []
     /// The cursor of the last change every target has finished applying (`Status`): behind `state.cursor` while
     /// changes received are still being applied (a check runs).
@@ -250,10 +250,10 @@ public actor ApplyInteractor {
             warnings: self.warningViewModels,
             connected: self.connected,
             cursor: self.appliedCursor,
-            applying: self.applyingNow.map { now in
-                let waiting = Set(self.passRemaining).union(self.dirty).subtracting([now.target])
+            applying: self.inFlight.map { now in
+                let waiting = Set(self.passRemaining).union(self.dirty).subtracting([now.target.name])
                 return ApplyingNowViewModel(
-                    target: now.target,
+                    target: now.target.name,
                     since: now.since,
                     waiting: self.targets.map(\.name).filter { waiting.contains($0) }
                 )
@@ -361,12 +361,8 @@ public actor ApplyInteractor {
         }
         let applier = self.applier
         let task = Task { await applier.apply(target, rendered: rendered, permit: permit) }
-        self.inFlight = (target, permit, task)
-        self.applyingNow = (target.name, self.clock.now())
-        defer {
-            self.inFlight = nil
-            self.applyingNow = nil
-        }
+        self.inFlight = (target, permit, task, self.clock.now())
+        defer { self.inFlight = nil }
         // A stop (SIGTERM cancels the caller) stops the command as before.
         return await withTaskCancellationHandler {
             await task.value
