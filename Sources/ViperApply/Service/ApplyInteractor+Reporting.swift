@@ -1,5 +1,5 @@
 import Logging
-import SettingsAPI
+public import SettingsAPI
 
 /// What applying a target did, for people: its ViewModel (`settingsctl apply`) and its journal entry.
 extension ApplyInteractor {
@@ -60,6 +60,67 @@ extension ApplyInteractor {
                 "\(target.destination) (target \(target.name)): \(outcome.error ?? outcome.result.rawValue)",
                 metadata: metadata
             )
+        }
+    }
+
+    /// Every target's status.
+    public func status() -> ApplyStatusViewModel {
+        ApplyStatusViewModel(
+            targets: self.targets.map { target in
+                TargetStatusViewModel(
+                    target: target.name,
+                    description: target.description,
+                    reads: target.reads,
+                    destination: target.destination,
+                    last: self.state.outcomes[target.name],
+                    retry: self.retries[target.name].map { TargetRetryViewModel(attempt: $0.attempt, at: $0.at) }
+                )
+            },
+            problems: self.problemViewModels,
+            warnings: self.warningViewModels,
+            connected: self.connected,
+            cursor: self.appliedCursor,
+            applying: self.inFlight.map { now in
+                let waiting = Set(self.passRemaining).union(self.dirty).subtracting([now.target.name])
+                return ApplyingNowViewModel(
+                    target: now.target.name,
+                    since: now.since,
+                    waiting: self.targets.map(\.name).filter { waiting.contains($0) }
+                )
+            }
+        )
+    }
+
+    /// The target files refused.
+    var problemViewModels: [TargetProblemViewModel] {
+        self.problems.map { problem in
+            if case .badTarget(let file, let reason) = problem {
+                return TargetProblemViewModel(file: file, reason: reason)
+            }
+            return TargetProblemViewModel(file: "", reason: problem.description)
+        }
+    }
+
+    /// What to fix in target files that were loaded all the same, and the files the applier wrote that no target
+    /// writes any more.
+    var warningViewModels: [TargetProblemViewModel] {
+        self.unknownReads.map { TargetProblemViewModel(file: $0.target.source, reason: $0.reason) }
+            + self.leftBehindViewModels
+    }
+
+    /// Once the daemon's values are known: what to fix in each target that is applied all the same
+    /// (``TargetWarnings``).
+    var unknownReads: [(target: ApplyTarget, reason: String)] {
+        guard self.ready else { return [] }
+        return self.targets.flatMap { target in
+            TargetWarnings.reasons(for: target, values: self.state.values).map { (target, $0) }
+        }
+    }
+
+    /// Logs what to fix in the targets loaded (at the first values, and when the targets are read again).
+    func logWarnings() {
+        for (target, reason) in self.unknownReads {
+            self.logger.warning("\(target.source): \(reason)", metadata: ["target": "\(target.name)"])
         }
     }
 }
