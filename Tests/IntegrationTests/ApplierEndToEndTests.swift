@@ -433,6 +433,44 @@ struct ApplierEndToEndTests {
         #expect(!applier.stderr.contains("ready:"), "\(applier.stderr)")
     }
 
+    @Test("a burst of sets while a check runs is applied by one more pass from the newest value, not a pass per read")
+    func burstBehindSlowCheck() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let base = daemon.root.path
+        let (gate, runs) = (base + "/gate", base + "/check-runs")
+        // Each run of the check is a line in `runs`; it returns only once `gate` exists.
+        try Files.write(
+            """
+            {"reads": ["network.proxy.port"], "template": "proxy.mustache", "destination": "/etc/gated.conf",
+             "check": ["sh", "-c", "echo run >> \(runs); while [ ! -e \(gate) ]; do sleep 0.02; done"]}
+            """,
+            to: fixture.targets + "/gated.json"
+        )
+        let gated = fixture.root + "/etc/gated.conf"
+        func checkRuns() -> Int { ((try? Files.read(runs)) ?? "").split(separator: "\n").count }
+        try Files.write("", to: gate)
+        let applier = try fixture.start()
+        #expect(fixture.wait(applier, until: gated, contains: "port=3128"), "\(applier.stderr)")
+        #expect(unlink(gate) == 0)
+        let connection = try RawVarlinkConnection(path: daemon.socketPath)
+        let set = { (port: Int) in
+            try connection.call("io.viper.settings.Set", #"{"key": "network.proxy.port", "value": \#(port)}"#)
+        }
+        _ = try set(1)
+        #expect(applier.wait { _ in checkRuns() == 2 }, "the check of port=1 never started: \(applier.stderr)")
+        // 400 changes while that check waits: the applier reads them on, and holds the newest.
+        for port in 2...401 { _ = try set(port) }
+        try Files.write("", to: gate)
+        #expect(fixture.wait(applier, until: gated, contains: "port=401"), "\(applier.stderr)")
+        // The pass of port=1, then one from the newest values (a third only if the last events came in meanwhile);
+        // a pass per read of the stream made six or more.
+        #expect(checkRuns() <= 4, "\(checkRuns() - 2) passes after the check of port=1")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("SIGTERM during a slow check stops the check's process group and the applier at once; nothing is written")
     func stopDuringCheck() throws {
         let daemon = try DaemonHarness()

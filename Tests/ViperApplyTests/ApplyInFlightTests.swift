@@ -49,7 +49,7 @@ struct ApplyInFlightTests {
             try Self.writeLateTarget(in: fixture)
             let interactor = try await fixture.interactor()
             #expect(await interactor.status().applying == nil)
-            async let started: Void = interactor.received([
+            async let started: Void = interactor.receivedAndApplied([
                 Events.current("network.proxy.host", "a.example", cursor: "network:4"), Events.ready("network:4"),
             ])
             #expect(await Eventually.wait { Files.exists(marker) }, "the check never started")
@@ -76,7 +76,7 @@ struct ApplyInFlightTests {
             let interactor = try await fixture.interactor()
 
             // A target after the one being checked, removed meanwhile, is not applied with what it was.
-            async let started: Void = interactor.received([
+            async let started: Void = interactor.receivedAndApplied([
                 Events.current("network.proxy.host", "a.example", cursor: "network:4"), Events.ready("network:4"),
             ])
             #expect(await Eventually.wait { Files.exists(marker) }, "the check never started")
@@ -91,7 +91,7 @@ struct ApplyInFlightTests {
             // pass.
             try FileManager.default.removeItem(atPath: gate)
             try FileManager.default.removeItem(atPath: marker)
-            async let changed: Void = interactor.received([
+            async let changed: Void = interactor.receivedAndApplied([
                 Events.change("network.proxy.host", "b.example", cursor: "network:5")
             ])
             #expect(await Eventually.wait { Files.exists(marker) }, "the check never started")
@@ -120,18 +120,19 @@ struct ApplyInFlightTests {
             try Self.writeSlowTarget(in: fixture, marker: marker, gate: gate)
             let interactor = try await fixture.interactor()
             try Files.write("", to: gate)
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Events.current("network.proxy.host", "a.example", cursor: "network:1"), Events.ready("network:1"),
             ])
             #expect(await interactor.status().cursor == "network:1")
             try FileManager.default.removeItem(atPath: gate)
             try FileManager.default.removeItem(atPath: marker)
-            async let changed: Void = interactor.received([
+            async let changed: Void = interactor.receivedAndApplied([
                 Events.change("network.proxy.host", "b.example", cursor: "network:2")
             ])
             #expect(await Eventually.wait { Files.exists(marker) }, "the check never started")
             // A change that arrives meanwhile is not applied yet either.
-            await interactor.received([Events.change("network.dns.servers", ["9.9.9.9"], cursor: "network:3")])
+            await interactor.receivedAndApplied([Events.change("network.dns.servers", ["9.9.9.9"], cursor: "network:3")]
+            )
             #expect(await interactor.status().cursor == "network:1", "network:2 is still being applied")
             try Files.write("", to: gate)
             await changed
@@ -153,7 +154,7 @@ struct ApplyInFlightTests {
             let file = directory + "/root/etc/typo.conf"
             try Files.write("DNS=9.9.9.9\n", to: file)
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Events.current("network.dns.servers", [], cursor: "network:4"),
                 Events.current("network.proxy.host", "a.example", cursor: "network:4"),
                 Events.ready("network:4"),
@@ -207,7 +208,7 @@ struct ApplyInFlightTests {
                 logger: Logger(label: "test")
             )
             await interactor.replace(targets: try folder.load(root: directory + "/root"))
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Events.current("network.proxy.host", "a.example", cursor: "network:1"), Events.ready("network:1"),
             ])
             try FileManager.default.removeItem(atPath: directory + "/one.started")

@@ -67,17 +67,17 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:4"),
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"),
             ])
             #expect(!Files.exists(fixture.dns))
-            await interactor.received([Self.ready("network:4")])
+            await interactor.receivedAndApplied([Self.ready("network:4")])
             #expect(try Files.read(fixture.dns) == "DNS= r4\n")
             #expect(try Files.read(fixture.proxy) == "host=a.example\n")
             #expect(await interactor.isSettled)
 
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.change("network.dns.servers", ["9.9.9.9"], cursor: "network:5"),
                 Self.change("network.dns.servers", ["9.9.9.9", "1.1.1.1"], cursor: "network:6"),
             ])
@@ -125,7 +125,7 @@ struct ApplyInteractorTests {
             let file = directory + "/root/etc/power.conf"
             try Files.write("idle=15\n", to: file)
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:4"),
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"),
                 Self.ready("network:4"),
@@ -143,7 +143,7 @@ struct ApplyInteractorTests {
             // Failing, not rendered: no warning says that it renders as empty.
             let warnings = await interactor.status().warnings.filter { $0.file.hasSuffix("power.json") }
             #expect(warnings.isEmpty, "\(warnings)")
-            await interactor.received([Self.change("power.sleep.idle", 30, cursor: "power:2")])
+            await interactor.receivedAndApplied([Self.change("power.sleep.idle", 30, cursor: "power:2")])
             #expect(try Files.read(file) == "idle=30\n")
         }
     }
@@ -159,16 +159,16 @@ struct ApplyInteractorTests {
             )
             let file = directory + "/root/etc/pair.conf"
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"),
                 Self.current("network.proxy.port", 3128, cursor: "network:4"),
                 Self.ready("network:4"),
             ])
             #expect(try Files.read(file) == "a.example:3128\n")
-            await interactor.received([Self.change("network.proxy.host", "b.example", cursor: "network:5.0")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.host", "b.example", cursor: "network:5.0")])
             #expect(try Files.read(file) == "a.example:3128\n", "half a load is never written")
             #expect(!(await interactor.isSettled))
-            await interactor.received([Self.change("network.proxy.port", 8080, cursor: "network:5")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.port", 8080, cursor: "network:5")])
             #expect(try Files.read(file) == "b.example:8080\n")
             #expect(await interactor.isSettled)
         }
@@ -188,7 +188,7 @@ struct ApplyInteractorTests {
                 template: "x\n"
             )
             let interactor = try await fixture.interactor()
-            async let applied: Void = interactor.received([
+            async let applied: Void = interactor.receivedAndApplied([
                 Self.current("network.proxy.host", "a.example", cursor: "network:4"), Self.ready("network:4"),
             ])
             while await !interactor.summary().contains("still applying") {
@@ -219,16 +219,16 @@ struct ApplyInteractorTests {
                 await interactor.status().targets.first { $0.target == "checked" }?.last?.result
             }
             let file = fixture.directory + "/root/etc/checked.conf"
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
                 Self.current("network.proxy.host", "good", cursor: "network:1"), Self.ready("network:1"),
             ])
             #expect(await result() == "written")
-            await interactor.received([Self.change("network.proxy.host", "bad", cursor: "network:2")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.host", "bad", cursor: "network:2")])
             #expect(await result() == "check-failed")
             #expect(try Files.read(file) == "host=good\n", "the check kept the previous file")
             #expect(await interactor.summary().contains("1 failing (checked)"))
-            await interactor.received([Self.change("network.proxy.host", "good", cursor: "network:3")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.host", "good", cursor: "network:3")])
             #expect(await result() == "unchanged")
             #expect(!(await interactor.summary().contains("failing")))
         }
@@ -239,12 +239,12 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
                 Self.current("network.proxy.host", "a.example", cursor: "network:1"), Self.ready("network:1"),
             ])
             // The same value set again: rendered from revision 2, the same bytes, nothing written.
-            await interactor.received([Self.change("network.proxy.host", "a.example", cursor: "network:2")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.host", "a.example", cursor: "network:2")])
             let proxy = await interactor.status().targets.first { $0.target == "proxy" }?.last
             #expect(proxy?.result == "written" && proxy?.revisions == ["network": 1], "\(String(describing: proxy))")
         }
@@ -255,7 +255,7 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             let first = try await fixture.interactor()
-            await first.received([
+            await first.receivedAndApplied([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:2"),
                 Self.current("network.proxy.host", "a", cursor: "network:2"),
                 Self.ready("network:2"),
@@ -264,7 +264,7 @@ struct ApplyInteractorTests {
             try Files.write("edited by hand\n", to: fixture.dns)
             let second = try await fixture.interactor()
             #expect(await second.cursor == "network:2")
-            await second.received([
+            await second.receivedAndApplied([
                 Self.change("network.proxy.host", "b", cursor: "network:3"), Self.ready("network:3"),
             ])
             // Restored; its revision is that of the last change to what it reads, not the module's.
@@ -282,7 +282,7 @@ struct ApplyInteractorTests {
             let interactor = try await fixture.interactor()
             #expect(await interactor.cursor == nil)
             #expect(try Files.read(directory + "/state.json.corrupt") == "{garbage")
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:2"),
                 Self.current("network.proxy.host", "a", cursor: "network:2"), Self.ready("network:2"),
             ])
@@ -296,12 +296,12 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:1"),
                 Self.current("network.proxy.host", "a", cursor: "network:1"),
                 Self.ready("network:1"),
             ])
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 WatchEventViewModel(event: .resync, cursor: "network:9"),
                 Self.current("network.dns.servers", ["8.8.8.8"], cursor: "network:9"),
                 Self.current("network.proxy.host", "a", cursor: "network:9"),
@@ -309,7 +309,7 @@ struct ApplyInteractorTests {
             ])
             #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n")
             // A resync after which what the target reads is unchanged: its revision.network stays, nothing is written.
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 WatchEventViewModel(event: .resync, cursor: "network:12"),
                 Self.current("network.dns.servers", ["8.8.8.8"], cursor: "network:12"),
                 Self.current("network.proxy.host", "b", cursor: "network:12"),
@@ -319,7 +319,7 @@ struct ApplyInteractorTests {
             #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n")
             // Restarted, the applier renders every target from what it kept: the same bytes, nothing rewritten.
             let restarted = try await fixture.interactor()
-            await restarted.received([Self.ready("network:12")])
+            await restarted.receivedAndApplied([Self.ready("network:12")])
             #expect(try Files.read(fixture.dns) == "DNS=8.8.8.8 r9\n", "revision.network moved for nothing")
         }
     }
@@ -329,14 +329,14 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:5"),
                 Self.current("network.dns.cache", true, cursor: "network:5"),
                 Self.ready("network:5"),
             ])
             #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r5\n")
             // The daemon starts over from revision 0 with the same values, then changes one of them.
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 WatchEventViewModel(event: .resync, cursor: "network:0"),
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:0"),
                 Self.current("network.dns.cache", true, cursor: "network:0"),
@@ -357,7 +357,7 @@ struct ApplyInteractorTests {
         try await TemporaryDirectory.with { directory in
             let fixture = try Fixture(directory)
             let first = try await fixture.interactor()
-            await first.received([
+            await first.receivedAndApplied([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:1"),
                 Self.current("network.proxy.host", "a", cursor: "network:1"),
                 Self.ready("network:1"),
@@ -373,7 +373,7 @@ struct ApplyInteractorTests {
             }
             // The daemon tells only the module's revision (3) with the current values.
             let resynced = try await fixture.interactor()
-            await resynced.received([
+            await resynced.receivedAndApplied([
                 Self.current("network.dns.servers", ["1.1.1.1"], cursor: "network:3"),
                 Self.current("network.proxy.host", "b", cursor: "network:3"),
                 Self.ready("network:3"),
@@ -386,15 +386,15 @@ struct ApplyInteractorTests {
             )
             // What it settled on is kept: the next start renders the same bytes.
             let restarted = try await fixture.interactor()
-            await restarted.received([Self.ready("network:3")])
+            await restarted.receivedAndApplied([Self.ready("network:3")])
             #expect(try Files.read(fixture.dns) == "DNS=1.1.1.1 r1\n")
             // A later change of what the target reads is rendered with its own revision.
-            await restarted.received([Self.change("network.dns.servers", ["9.9.9.9"], cursor: "network:4")])
+            await restarted.receivedAndApplied([Self.change("network.dns.servers", ["9.9.9.9"], cursor: "network:4")])
             #expect(try Files.read(fixture.dns) == "DNS=9.9.9.9 r4\n")
             // Lost again, and the value changed meanwhile: the file no longer holds it, and the guess is all there is.
             try FileManager.default.removeItem(atPath: state)
             let changed = try await fixture.interactor()
-            await changed.received([
+            await changed.receivedAndApplied([
                 Self.current("network.dns.servers", ["8.8.8.8"], cursor: "network:7"),
                 Self.current("network.proxy.host", "b", cursor: "network:7"),
                 Self.ready("network:7"),
@@ -414,7 +414,7 @@ struct ApplyInteractorTests {
             )
             let file = directory + "/root/etc/zz.conf"
             let interactor = try await fixture.interactor()
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
                 Self.current("network.proxy.host", "a", cursor: "network:1"), Self.ready("network:1"),
             ])
@@ -437,7 +437,7 @@ struct ApplyInteractorTests {
                 },
                 "\(status.problems)"
             )
-            await interactor.received([Self.change("network.proxy.host", "b", cursor: "network:2")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.host", "b", cursor: "network:2")])
             #expect(try Files.read(file) == "zz b\n", "the running target still applies its file")
         }
     }
@@ -454,7 +454,7 @@ struct ApplyInteractorTests {
             )
             let loader = ApplyTargetLoader(directory: fixture.folder.path, root: directory + "/root")
             await interactor.reload(from: loader)
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
                 Self.current("network.proxy.host", "a", cursor: "network:1"), Self.ready("network:1"),
             ])
@@ -470,7 +470,7 @@ struct ApplyInteractorTests {
             let status = await interactor.status()
             #expect(status.targets.map(\.target) == ["dns", "proxy"])
             #expect(status.problems.map(\.file) == [directory + "/apply.d/broken.json"])
-            await interactor.received([Self.change("network.proxy.host", "b", cursor: "network:2")])
+            await interactor.receivedAndApplied([Self.change("network.proxy.host", "b", cursor: "network:2")])
             #expect(try Files.read(fixture.proxy) == "host=b\n")
         }
     }
@@ -481,7 +481,7 @@ struct ApplyInteractorTests {
             let fixture = try Fixture(directory)
             let interactor = try await fixture.interactor()
             await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 Self.current("network.dns.servers", [], cursor: "network:1"),
                 Self.current("network.proxy.host", "a", cursor: "network:1"),
                 Self.ready("network:1"),
@@ -502,7 +502,7 @@ struct ApplyInteractorTests {
             await interactor.connection(true)
             let catchingUp = await #expect(throws: ApplyError.self) { try await interactor.dryRun() }
             #expect(catchingUp?.description.contains("current values yet") == true, "\(String(describing: catchingUp))")
-            await interactor.received([Self.ready("network:1")])
+            await interactor.receivedAndApplied([Self.ready("network:1")])
             #expect(try await interactor.dryRun().targets.count == 2)
         }
     }

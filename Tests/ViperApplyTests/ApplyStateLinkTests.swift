@@ -82,7 +82,7 @@ struct ApplyStateLinkTests {
             #expect(await interactor.cursor == nil, "the cursor of the file linked to is not taken")
             #expect(recorder.count { $0.contains("is a symbolic link (to \(victim))") } == 1)
             try await interactor.replace(targets: fixture.folder.load(root: directory + "/root"))
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 ApplyInteractorTests.current("network.dns.servers", ["1.1.1.1"], cursor: "network:2"),
                 ApplyInteractorTests.current("network.proxy.host", "a", cursor: "network:2"),
                 ApplyInteractorTests.ready("network:2"),

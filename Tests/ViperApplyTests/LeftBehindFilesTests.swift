@@ -46,7 +46,7 @@ struct LeftBehindFilesTests {
                 logger: self.recorder.logger
             )
             try await interactor.replace(targets: self.folder.load(root: self.root))
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 ApplyInteractorTests.current("network.dns.servers", ["9.9.9.9"], cursor: "network:4"),
                 ApplyInteractorTests.current("network.proxy.host", "a.example", cursor: "network:4"),
                 ApplyInteractorTests.ready("network:4"),
@@ -104,7 +104,7 @@ struct LeftBehindFilesTests {
             #expect(try await interactor.dryRun().warnings.contains { $0.file == fixture.proxy })
 
             // Once per load: another reload logs it once more, a change of values does not.
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 ApplyInteractorTests.change("network.dns.servers", ["1.1.1.1"], cursor: "network:5")
             ])
             #expect(fixture.logged(fixture.proxy).count == 1)
@@ -144,7 +144,7 @@ struct LeftBehindFilesTests {
             )
 
             // Not updated any more: a change reaches the new file only.
-            await interactor.received([
+            await interactor.receivedAndApplied([
                 ApplyInteractorTests.change("network.dns.servers", ["1.1.1.1"], cursor: "network:5")
             ])
             #expect(try Files.read(moved) == "DNS=1.1.1.1\n")

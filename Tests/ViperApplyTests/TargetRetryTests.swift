@@ -56,7 +56,7 @@ struct TargetRetryTests {
             try Files.write("not a directory", to: directory + "/root/etc")
             let log = LogRecorder()
             try await Self.withRetries(directory, folder: fixture.folder, log: log) { interactor, clock in
-                await interactor.received([
+                await interactor.receivedAndApplied([
                     Events.current("network.dns.servers", ["9.9.9.9"], cursor: "network:4"),
                     Events.current("network.proxy.host", "a.example", cursor: "network:4"),
                     Events.ready("network:4"),
@@ -90,7 +90,7 @@ struct TargetRetryTests {
             let fixture = try ApplyInteractorTests.Fixture(directory)
             try Files.write("not a directory", to: directory + "/root/etc")
             try await Self.withRetries(directory, folder: fixture.folder) { interactor, clock in
-                await interactor.received([
+                await interactor.receivedAndApplied([
                     Events.current("network.dns.servers", ["9.9.9.9"], cursor: "network:4"),
                     Events.current("network.proxy.host", "a.example", cursor: "network:4"),
                     Events.ready("network:4"),
@@ -100,7 +100,7 @@ struct TargetRetryTests {
                 )
                 // Eight changes fail too, before the retry is due: it stays retry 1, in 1 s.
                 for (index, host) in ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated() {
-                    await interactor.received([
+                    await interactor.receivedAndApplied([
                         Events.change("network.proxy.host", .string("\(host).example"), cursor: "network:\(5 + index)")
                     ])
                 }
@@ -138,7 +138,7 @@ struct TargetRetryTests {
             )
             let destination = directory + "/root/etc/svc.conf"
             try await Self.withRetries(directory, folder: folder, reloads: true) { interactor, clock in
-                await interactor.received([
+                await interactor.receivedAndApplied([
                     Events.current("network.proxy.host", "a.example", cursor: "network:4"), Events.ready("network:4"),
                 ])
                 #expect(await Self.status(interactor, "svc")?.last?.result == "reload-failed")
@@ -151,7 +151,8 @@ struct TargetRetryTests {
                 #expect(await Eventually.wait { await Self.status(interactor, "svc")?.retry == nil })
                 #expect(await Self.status(interactor, "svc")?.last?.result == "written")
 
-                await interactor.received([Events.change("network.proxy.host", "reject", cursor: "network:5")])
+                await interactor.receivedAndApplied([Events.change("network.proxy.host", "reject", cursor: "network:5")]
+                )
                 let refused = await Self.status(interactor, "svc")
                 #expect(
                     refused?.last?.result == "check-failed" && refused?.retry == nil,

@@ -253,6 +253,7 @@ public struct ApplyCommand: ServiceCommand {
                         serviceName: "TargetReloadService"
                     ),
                     .init(service: TargetRetryService(interactor: interactor), serviceName: "TargetRetryService"),
+                    .init(service: ApplyPassService(interactor: interactor), serviceName: "ApplyPassService"),
                     .init(
                         service: ApplyReadinessService(
                             server: server,

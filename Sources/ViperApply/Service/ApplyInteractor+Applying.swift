@@ -59,7 +59,7 @@ extension ApplyInteractor {
         self.applying = true
         // At a stop (SIGTERM: the task is cancelled), no further target is started; the one whose check or reload
         // runs has it stopped. The next start applies every target anyway.
-        while !self.dirty.isEmpty && !Task.isCancelled {
+        while !self.dirty.isEmpty && !Self.insideRecord(self.state.cursor) && !Task.isCancelled {
             let names = self.dirty
             self.dirty = []
             // Every target reflects at least the changes up to here once this pass ends.

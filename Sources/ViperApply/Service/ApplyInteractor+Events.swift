@@ -22,8 +22,9 @@ extension ApplyInteractor {
         self.state.cursor = nil
     }
 
-    /// Takes a batch of events in stream order; applies what they changed.
-    public func received(_ events: [WatchEventViewModel]) async {
+    /// Takes a batch of events in stream order: the values they bring and the targets they touch, which the next
+    /// pass applies (``passRequests``). Returns at once, also while a pass runs.
+    public func received(_ events: [WatchEventViewModel]) {
         for event in events {
             switch event.event {
             case .resync:
@@ -73,9 +74,10 @@ extension ApplyInteractor {
                 if !event.cursor.isEmpty { self.state.cursor = event.cursor }
             }
         }
-        // A record's changes (a load, a reset, a schema change) are one change: while the cursor is inside one
-        // (`module:N.i`, more of revision N to come), its first keys are not applied without the others.
-        await self.applyDirtyWhenSettled()
+        // The next pass applies them; a record's changes (a load, a reset, a schema change) are one change: while the
+        // cursor is inside one (`module:N.i`, more of revision N to come), its first keys are not applied without the
+        // others (``applyDirtyWhenSettled()``).
+        self.passContinuation.yield()
         self.tellStatus()
     }
 

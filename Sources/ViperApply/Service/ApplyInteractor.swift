@@ -50,6 +50,11 @@ public actor ApplyInteractor {
     /// The cursor of the last change every target has finished applying (`Status`): behind `state.cursor` while
     /// changes received are still being applied (a check runs).
     var appliedCursor: String?
+    /// Each pass asked for, for ``ApplyPassService`` to run: what ``received(_:)`` takes is applied by the next pass,
+    /// so that the stream is read on while a pass runs (a check that takes its time), and the changes received
+    /// meanwhile are applied together, from the newest values, by the pass after it.
+    public nonisolated let passRequests: AsyncStream<Void>
+    let passContinuation: AsyncStream<Void>.Continuation
     /// Each retry scheduled, for ``TargetRetryService`` to wait out and hand back to ``retry(target:attempt:)``.
     public nonisolated let retryRequests: AsyncStream<RetryRequest>
     let retryContinuation: AsyncStream<RetryRequest>.Continuation
@@ -74,6 +79,7 @@ public actor ApplyInteractor {
         self.clock = clock
         self.logger = logger
         (self.retryRequests, self.retryContinuation) = AsyncStream.makeStream()
+        (self.passRequests, self.passContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         do {
             self.state = try store.load()
         } catch {

@@ -31,6 +31,21 @@ struct TargetReloadService: Service {
     }
 }
 
+/// Runs the passes the Interactor asks for (``ApplyInteractor/passRequests``), one at a time, apart from the follower,
+/// which reads the daemon's stream on meanwhile: a burst of changes behind a slow check is applied by one more pass,
+/// from the newest values, not by a pass for each read. A stop (SIGTERM) stops the check or reload a pass runs.
+struct ApplyPassService: Service {
+    let interactor: ApplyInteractor
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            for await _ in self.interactor.passRequests {
+                await self.interactor.applyDirtyWhenSettled()
+            }
+        }
+    }
+}
+
 /// Tells systemd `READY=1` once the control socket listens and every target was rendered from the daemon's current
 /// values (or, when the daemon does not answer within `patience`, with a status that says so), and `STOPPING=1`
 /// when a graceful shutdown starts. The Interactor tells each change of its status meanwhile and after.
