@@ -150,10 +150,22 @@ public struct Daemon: Sendable {
         )
         // From new schemas served to what they changed stored, no call runs and watchers read no current values.
         let reloads = SchemaReloadGate()
-        let watch = WatchModuleBuilder(repository: repository, feed: feed, logger: logger).build(
-            schemas: { catalog.current },
-            reloads: reloads
+        // Cursors name the history of the state directory: one of another history starts over with a resync.
+        let history = HistoryIdentity.loadOrCreate(
+            stateDirectory: self.configuration.stateDirectory,
+            store: stateLock.isHeld
         )
+        if let problem = history.problem {
+            logger.warning(
+                "state directory history: \(problem.message)",
+                metadata: ["state_dir": "\(self.configuration.stateDirectory)"]
+            )
+        }
+        let watch = WatchModuleBuilder(repository: repository, feed: feed, history: history.token, logger: logger)
+            .build(
+                schemas: { catalog.current },
+                reloads: reloads
+            )
         let router = SettingsRouter(
             presenters: catalog.current.map(builder.build(schema:)),
             sync: sync.presenter,

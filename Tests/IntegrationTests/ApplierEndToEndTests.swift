@@ -433,6 +433,27 @@ struct ApplierEndToEndTests {
         #expect(!applier.stderr.contains("ready:"), "\(applier.stderr)")
     }
 
+    @Test("after the daemon's state is reset, the applier's cursor (of the old history) starts over: files follow")
+    func daemonStateReset() throws {
+        let daemon = try DaemonHarness()
+        try daemon.start()
+        let fixture = try Applier(daemon)
+        let applier = try fixture.start()
+        #expect(daemon.ctl(["set", "network.dns.servers", "1.1.1.1"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.dns, contains: "DNS=1.1.1.1\n"), "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+        // A new state directory whose revisions pass the applier's cursor, with other values.
+        try FileManager.default.removeItem(at: daemon.stateDirectory)
+        try daemon.start()
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        #expect(daemon.ctl(["set", "network.proxy.port", "8081"]).status == 0)
+        #expect(fixture.wait(applier, until: fixture.proxy, contains: "port=8081"), "\(applier.stderr)")
+        // The DNS servers are the new state's (none), not those of the old history.
+        #expect(try Files.read(fixture.dns) == "[Resolve]\nDNS=\n")
+        #expect(applier.stop() == 0, "\(applier.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test("a burst of sets while a check runs is applied by one more pass from the newest value, not a pass per read")
     func burstBehindSlowCheck() throws {
         let daemon = try DaemonHarness()

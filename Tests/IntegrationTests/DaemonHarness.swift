@@ -105,6 +105,14 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     /// What the daemon logged so far.
+    /// The state directory's history token (`STATE/history`), which begins every cursor the daemon gives out; empty
+    /// when there is none.
+    var history: String {
+        let text =
+            (try? String(contentsOf: self.stateDirectory.appendingPathComponent("history"), encoding: .utf8)) ?? ""
+        return text.trimmingCharacters(in: .newlines)
+    }
+
     var log: String { (try? String(contentsOf: self.logFile, encoding: .utf8)) ?? "" }
 
     /// Runs settingsctl against the daemon and returns its exit status and output.

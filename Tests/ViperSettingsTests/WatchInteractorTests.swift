@@ -25,11 +25,15 @@ struct WatchInteractorTests {
         )
     }
 
-    var watcher: WatchInteractor {
+    var watcher: WatchInteractor { self.watcher(history: nil) }
+
+    /// A watcher over the state directory's history `history`.
+    func watcher(history: String?) -> WatchInteractor {
         WatchInteractor(
             repository: self.repository,
             feed: self.feed,
             schemas: { [Fixtures.network] },
+            history: history,
             logger: self.logger
         )
     }
@@ -38,10 +42,11 @@ struct WatchInteractorTests {
     func watching(
         _ targets: [String],
         after cursor: WatchCursor? = nil,
+        history: String? = nil,
         _ body: (inout AsyncStream<WatchEvent>.Iterator) async throws -> Void
     ) async throws {
         let (events, sink) = AsyncStream<WatchEvent>.makeStream()
-        let watcher = self.watcher
+        let watcher = self.watcher(history: history)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await watcher.watch(targets: targets, after: cursor) { sink.yield($0) }
@@ -184,6 +189,42 @@ struct WatchInteractorTests {
                 #expect(start.first == .resync(reason: reason), "\(cursor)")
                 guard case .current(let port, _, _) = start.dropFirst().first else { return }
                 #expect(port.value == .int(Int64(ChangeHistory.limit + 2)))
+            }
+        }
+    }
+
+    @Test("cursors carry the state directory's history; one of another history starts over, one without any resumes")
+    func cursorOfAnotherHistory() async throws {
+        for port in 1...3 {
+            _ = try await self.settings.set(path: "proxy.port", input: .text("\(port)"), caller: Fixtures.root)
+        }
+        try await self.watching(["network.proxy.port"], history: "5f3a9c01") { events in
+            let start = await Self.untilReady(&events)
+            guard case .ready(let cursor) = start.last else { return #expect(Bool(false), "\(start)") }
+            #expect(cursor.description == "5f3a9c01/network:3")
+        }
+        // Revision 3 of another history says nothing of this one's, even at revisions this one reached.
+        try await self.watching(["network.proxy.port"], after: WatchCursor("0badc0de/network:1"), history: "5f3a9c01") {
+            events in
+            let start = await Self.untilReady(&events)
+            #expect(start.first == .resync(reason: .otherHistory(history: "0badc0de", current: "5f3a9c01")))
+            guard case .current(let port, _, _) = start.dropFirst().first else { return #expect(Bool(false)) }
+            #expect(port.value == .int(3))
+        }
+        // A state directory without a history token (read-only at start) takes no history as its own.
+        try await self.watching(["network.proxy.port"], after: WatchCursor("0badc0de/network:1")) { events in
+            #expect(
+                await Self.untilReady(&events).first
+                    == .resync(reason: .otherHistory(history: "0badc0de", current: nil))
+            )
+        }
+        // The same history, and a cursor written before histories (none): the changes after it.
+        for cursor in ["5f3a9c01/network:1", "network:1"] {
+            try await self.watching(["network.proxy.port"], after: WatchCursor(cursor), history: "5f3a9c01") { events in
+                let replay = await Self.untilReady(&events)
+                #expect(replay.count == 3, "revisions 2 and 3, then ready: \(replay)")
+                guard case .ready(let after) = replay.last else { return #expect(Bool(false)) }
+                #expect(after.description == "5f3a9c01/network:3", "\(cursor)")
             }
         }
     }
@@ -417,6 +458,17 @@ struct ChangeHistoryTests {
         }
         #expect(WatchCursor("display:0,network:10.0")?.description == "display:0,network:10.0")
         #expect(WatchCursor("a-b_9:9223372036854775807")?.positions["a-b_9"]?.revision == .max)
+        // With the state directory's history first; after it, no position when nothing was watched.
+        let stamped = WatchCursor(history: "5f3a9c01", positions: cursor.positions)
+        #expect(stamped.description == "5f3a9c01/display:7,network:42.1")
+        #expect(WatchCursor(stamped.description) == stamped)
+        #expect(WatchCursor("0badc0de/") == WatchCursor(history: "0badc0de"))
+        for bad in [
+            "/network:1", "5F3A9C01/network:1", "5f3a9c0/network:1", "5f3a9c011/network:1", "5f3a9c01//network:1",
+            "5f3a9c01/network:01", "g0000000/network:1", "5f3a9c01/network:1/2",
+        ] {
+            #expect(WatchCursor(bad) == nil, "\(bad)")
+        }
     }
 
     @Test("a cursor is read only as the daemon writes it: no sign, no leading zero, no blank, ids as schemas have them")

@@ -86,6 +86,15 @@ class Daemon:
     def address(self):
         return "unix:" + self.socket_path
 
+    @property
+    def history(self):
+        """The state directory's history token (STATE/history), which begins every cursor the daemon gives out."""
+        return (self.state_dir / "history").read_text().strip()
+
+    def cursor(self, positions):
+        """A cursor as this daemon writes it: its history, then the positions (`network:3`)."""
+        return f"{self.history}/{positions}"
+
     def start(self, wait=True):
         self.returncode = None
         self._log_file = open(self.log_path, "ab")

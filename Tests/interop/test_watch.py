@@ -652,12 +652,14 @@ def test_position_never_given_out_resyncs(daemon):
         writer.Load(modules={"network": {"values": {"proxy.port": 4001, "proxy.mode": "manual"}}})
         live = [next_event(stream) for _ in range(2)]
         double = live[0]["revision"]
-        assert live[0]["cursor"] == f"network:{double}.0" and live[1]["cursor"] == f"network:{double}", live
-    for after in (f"network:{double}.1", f"network:{double}.7", f"network:{single}.0"):
+        assert live[0]["cursor"] == daemon.cursor(f"network:{double}.0"), live
+        assert live[1]["cursor"] == daemon.cursor(f"network:{double}"), live
+    # In the daemon's history, as in none (a cursor of a daemon before histories).
+    for after in (f"network:{double}.1", f"network:{double}.7", daemon.cursor(f"network:{single}.0")):
         with reference_proxy(daemon) as watcher:
             events = until_ready(watcher.Watch(keys=["network"], after=after, _more=True))
             assert events[0]["event"] == "resync" and "never given out" in events[0]["reason"], (after, events)
-            assert events[-1] == {"event": "ready", "cursor": f"network:{double}"}, (after, events)
+            assert events[-1] == {"event": "ready", "cursor": daemon.cursor(f"network:{double}")}, (after, events)
 
 
 def test_cursor_older_than_history_resyncs(daemon):

@@ -6,7 +6,7 @@ package import SettingsAPI
 /// that failed, and the refused target files:
 ///
 /// ```
-/// viper-settings-apply: following viper-settingsd; last change applied: cursor network:42
+/// viper-settings-apply: following viper-settingsd; last change applied: cursor 5f3a9c01/network:42
 /// TARGET    DESTINATION                    RESULT        WHEN       REVISIONS
 /// chrony    /etc/chrony/conf.d/viper.conf  written       3 min ago  network:4, time:2
 /// resolved  /etc/systemd/resolved.conf     check-failed  12 s ago   network:5

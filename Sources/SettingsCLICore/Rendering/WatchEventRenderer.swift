@@ -7,7 +7,7 @@ package enum WatchEventRenderer {
     /// ```
     /// network.proxy.port = 3128 (default)
     /// -- watching for changes (cursor network:7)
-    /// network.proxy.port: 3128 -> 8080 (local; uid 1000, pid 4242; revision 8) [cursor network:8]
+    /// network.proxy.port: 3128 -> 8080 (local; uid 1000, pid 4242; revision 8) [cursor 5f3a9c01/network:8]
     /// -- resync: the watcher read too slowly and changes were dropped; sending the current values
     /// ```
     package static func render(_ event: WatchEventViewModel, style: TextStyle) -> String? {

@@ -32,6 +32,9 @@ public enum WatchResyncReason: Sendable, Hashable {
     /// that revision has `changes` changes, and the daemon writes a position only before the last one. A cursor of
     /// another daemon or state directory, or one edited by hand.
     case noSuchPosition(module: String, revision: Int64, index: Int, changes: Int)
+    /// The cursor is of history `history`, not of the state directory's (`current`; `nil` when it has none): another
+    /// state directory, or this one before its state was reset.
+    case otherHistory(history: String, current: String?)
     /// The watcher read too slowly and changes were dropped.
     case fellBehind
     /// A schema reload added a module to the ones a watch of every module follows.

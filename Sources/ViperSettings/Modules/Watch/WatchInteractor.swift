@@ -8,21 +8,26 @@ public struct WatchInteractor: WatchInteractorProtocol {
     private let feed: ChangeFeed
     private let schemas: @Sendable () -> [ModuleSchema]
     private let reloads: SchemaReloadGate
+    /// The state directory's history (``WatchCursor/history``): every cursor given out carries it.
+    private let history: String?
     private let logger: Logger
 
     /// Creates the Interactor over the repository whose changes `feed` publishes; `schemas` gives the modules served,
-    /// and `reloads` marks the reloads of them: current values are read outside of one.
+    /// and `reloads` marks the reloads of them: current values are read outside of one. `history` is the state
+    /// directory's (``WatchCursor/history``), `nil` when it has none.
     public init(
         repository: any SettingsRepository,
         feed: ChangeFeed,
         schemas: @escaping @Sendable () -> [ModuleSchema],
         reloads: SchemaReloadGate = SchemaReloadGate(),
+        history: String? = nil,
         logger: Logger
     ) {
         self.repository = repository
         self.feed = feed
         self.schemas = schemas
         self.reloads = reloads
+        self.history = history
         self.logger = logger
     }
 
@@ -119,7 +124,12 @@ public struct WatchInteractor: WatchInteractorProtocol {
         emit: @Sendable (WatchEvent) async throws -> Void
     ) async throws -> WatchCursor? {
         var pending: [(module: String, record: ChangeRecord)] = []
-        var position = WatchCursor()
+        var position = WatchCursor(history: self.history)
+        // Positions in another history say nothing of this one's, whatever revisions they name.
+        if let history = cursor.history, history != self.history {
+            try await emit(.resync(reason: .otherHistory(history: history, current: self.history)))
+            return nil
+        }
         if scope.everything, let gone = cursor.positions.keys.sorted().first(where: { scope.modules[$0] == nil }) {
             try await emit(.resync(reason: .moduleRemoved(module: gone)))
             return nil
@@ -228,12 +238,12 @@ public struct WatchInteractor: WatchInteractorProtocol {
         scope: inout WatchScope,
         emit: @Sendable (WatchEvent) async throws -> Void
     ) async throws -> WatchCursor {
-        var cursor = WatchCursor()
+        var cursor = WatchCursor(history: self.history)
         var states: [(schema: ModuleSchema, state: ModuleState)] = []
         while true {
             let generation = await self.reloads.settled()
             try self.refresh(&scope)
-            cursor = WatchCursor()
+            cursor = WatchCursor(history: self.history)
             states = []
             for module in scope.moduleNames {
                 // Values that are not all the stored ones are not told: an applier would write them into system

@@ -4,12 +4,15 @@ public import Logging
 public struct WatchModuleBuilder: Sendable {
     private let repository: any SettingsRepository
     private let feed: ChangeFeed
+    private let history: String?
     private let logger: Logger
 
-    /// Creates a builder over the repository whose durable changes `feed` publishes.
-    public init(repository: any SettingsRepository, feed: ChangeFeed, logger: Logger) {
+    /// Creates a builder over the repository whose durable changes `feed` publishes; `history` is the state
+    /// directory's (``WatchCursor/history``), `nil` when it has none.
+    public init(repository: any SettingsRepository, feed: ChangeFeed, history: String? = nil, logger: Logger) {
         self.repository = repository
         self.feed = feed
+        self.history = history
         self.logger = logger
     }
 
@@ -25,6 +28,7 @@ public struct WatchModuleBuilder: Sendable {
                 feed: self.feed,
                 schemas: schemas,
                 reloads: reloads,
+                history: self.history,
                 logger: self.logger
             )
         )

@@ -35,6 +35,11 @@ public struct WatchPresenter: WatchPresenterProtocol {
             "the cursor's position \(revision).\(index) in module \(module) was never given out: revision \(revision)"
                 + " changed \(changes) key\(changes == 1 ? "" : "s") (a cursor of another daemon or state directory);"
                 + " sending the current values"
+        case .otherHistory(let history, let current):
+            "the cursor is of history \(history), and the state directory holds "
+                + (current.map { "history \($0)" } ?? "none")
+                + " (a cursor of another state directory, or of this one before its state was reset); sending the"
+                + " current values"
         case .fellBehind:
             "the watcher read too slowly and changes were dropped; sending the current values"
         case .moduleAdded(let module):
