@@ -1,3 +1,4 @@
+import SettingsAPI
 import SettingsCLICore
 import Testing
 
@@ -21,6 +22,20 @@ struct NameSuggestionTests {
         #expect(NameSuggestion.key(missingItsModule: "Proxy.Mode", in: Self.keys) == "network.proxy.mode")
         #expect(NameSuggestion.key(missingItsModule: "zzz.qqq", in: Self.keys) == nil)
         #expect(NameSuggestion.key(missingItsModule: "proxy.port", in: []) == nil)
+    }
+
+    @Test("a name shortened from the start of one candidate only is that one; a typo comes first, one letter is none")
+    func shortenedName() {
+        let modules = ["display", "locale", "network", "power", "updates"]
+        #expect(ClosestName.closest(to: "netw", in: modules) == "network")
+        #expect(ClosestName.closest(to: "Po", in: modules) == "power")
+        #expect(ClosestName.closest(to: "n", in: modules) == nil, "one letter is too little to go on")
+        #expect(ClosestName.closest(to: "network.proxy.p", in: Self.keys) == "network.proxy.port")
+        #expect(ClosestName.closest(to: "network.", in: Self.keys) == nil, "three keys begin so")
+        #expect(
+            ClosestName.closest(to: "dispay", in: ["dispayer", "display"]) == "display",
+            "the typo, not the prefix"
+        )
     }
 
     @Test("an item given alone is the key with that item, the first by name, letter case ignored")

@@ -81,7 +81,7 @@ struct SettingsLoadTests {
         let request = LoadRequest(
             values: [
                 "proxy": ["port": 80], "Proxy.Port ": 81, "proxy.nosuchthing": 1, "network.proxy.port": 82,
-                "proxy.prot": 83,
+                "proxy.prot": 83, "port": 84,
             ],
             mode: .preview
         )
@@ -90,6 +90,7 @@ struct SettingsLoadTests {
             outcome.problems == [
                 .noSuchKey(key: "network.Proxy.Port ", meant: "network.proxy.port"),
                 .noSuchKey(key: "network.network.proxy.port", meant: "network.proxy.port"),
+                .noSuchKey(key: "network.port", meant: "network.proxy.port"),
                 .noSuchKey(key: "network.proxy", section: true),
                 .noSuchKey(key: "network.proxy.nosuchthing"),
                 .noSuchKey(key: "network.proxy.prot", meant: "network.proxy.port"),
@@ -98,9 +99,25 @@ struct SettingsLoadTests {
         let reasons = outcome.problems.map { SettingsFormatter.problem($0).reason }
         #expect(reasons[0] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
         #expect(reasons[1] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
-        #expect(reasons[2].contains("'proxy' is a section: name each of its keys in full (\"proxy.ITEM\": value)"))
-        #expect(reasons[3] == "the schema of network has no such key")
-        #expect(reasons[4] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
+        #expect(reasons[2] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
+        #expect(reasons[3].contains("'proxy' is a section: name each of its keys in full (\"proxy.ITEM\": value)"))
+        #expect(reasons[4] == "the schema of network has no such key")
+        #expect(reasons[5] == "the schema of network has no such key; did you mean 'network.proxy.port'?")
+    }
+
+    @Test("a file of many unknown keys lists each, the first 64 with the key they most likely meant (the rest: none)")
+    func manyUnknownKeys() async throws {
+        // proxy.por0 … proxy.por99: each a typo of proxy.port (one or two edits).
+        var values: [String: JSONValue] = [:]
+        for index in 0..<100 { values["proxy.por\(index)"] = 1 }
+        let outcome = try await self.interactor.load(LoadRequest(values: values, mode: .preview), caller: Fixtures.root)
+        #expect(outcome.problems.count == 100)
+        let meant = outcome.problems.map { problem -> String? in
+            guard case .noSuchKey(_, _, let meant) = problem else { return "?" }
+            return meant
+        }
+        #expect(meant.prefix(64).allSatisfy { $0 == "network.proxy.port" }, "\(meant)")
+        #expect(meant.dropFirst(64).allSatisfy { $0 == nil }, "\(meant)")
     }
 
     @Test("a preview writes nothing, lists the problems, and anyone may ask; applying needs a writer")

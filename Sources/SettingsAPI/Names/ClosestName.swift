@@ -3,7 +3,17 @@
 public enum ClosestName {
     /// The candidate closest to `name` (edit distance, letter case ignored), when it is close enough to be a typo:
     /// at most a third of the name's length, and at most 3 edits; the first in order when several are as close.
+    /// Else the one candidate `name` begins, when only one does (`netw` for `network`: names are shortened so).
     public static func closest(to name: String, in candidates: [String]) -> String? {
+        if let typo = Self.typo(of: name, in: candidates) { return typo }
+        let target = name.lowercased()
+        guard target.count >= 2 else { return nil }
+        let begun = candidates.filter { $0 != name && $0.lowercased().hasPrefix(target) }
+        return begun.count == 1 ? begun.first : nil
+    }
+
+    /// The candidate within a typo's edits of `name`, as ``closest(to:in:)`` finds it first.
+    private static func typo(of name: String, in candidates: [String]) -> String? {
         let target = name.lowercased()
         guard !target.isEmpty else { return nil }
         let limit = min(3, max(1, target.count / 3))

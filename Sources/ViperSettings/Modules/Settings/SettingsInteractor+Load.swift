@@ -59,18 +59,25 @@ extension SettingsInteractor {
         return outcome
     }
 
+    /// How many keys the schema does not have get the key they most likely meant: a file with more is not a few
+    /// typos, and looking for each would hold the serving thread (tens of thousands of keys fit in a message).
+    static let suggestedKeys = 64
+
     /// The values of `input` the schema has and accepts, and a problem for each other one, sorted by key.
     private func parse(_ input: [String: JSONValue]) -> (values: [String: SettingValue], problems: [LoadProblem]) {
         var values: [String: SettingValue] = [:]
         var problems: [LoadProblem] = []
+        let paths = self.schema.sections.flatMap { section in section.items.map { "\(section.id).\($0.id)" } }.sorted()
+        var unknown = 0
         for path in input.keys.sorted() {
             let key = "\(self.schema.name).\(path)"
             guard let json = input[path], let item = try? self.item(at: path).item else {
+                unknown += 1
                 problems.append(
                     .noSuchKey(
                         key: key,
                         section: self.schema.sections.contains { $0.id == path },
-                        meant: self.keyMeant(by: path)
+                        meant: unknown <= Self.suggestedKeys ? self.keyMeant(by: path, among: paths) : nil
                     )
                 )
                 continue
@@ -84,17 +91,18 @@ extension SettingsInteractor {
         return (values, problems)
     }
 
-    /// The key of the module that `path` most likely meant: the one it names but for letter case and blanks at its
-    /// ends (`"Proxy.Port "`), the one it names with the module in front (`"network.proxy.port"` in `network`'s
-    /// values), else the closest by edit distance (`"proxy.prot"`).
-    private func keyMeant(by path: String) -> String? {
-        let paths = self.schema.sections.flatMap { section in section.items.map { "\(section.id).\($0.id)" } }
+    /// The key of the module (among its `paths`, `section.item`) that `path` most likely meant: the one it names but
+    /// for letter case and blanks at its ends (`"Proxy.Port "`), the one it names with the module in front
+    /// (`"network.proxy.port"` in `network`'s values), the one item of that name when its section is left out
+    /// (`"port"`), else the closest by edit distance (`"proxy.prot"`).
+    private func keyMeant(by path: String, among paths: [String]) -> String? {
         let wanted = path.trimmingSpaces.lowercased()
         let prefix = self.schema.name.lowercased() + "."
         let unprefixed = wanted.hasPrefix(prefix) ? String(wanted.dropFirst(prefix.count)) : nil
+        let items = paths.filter { $0.lowercased().split(separator: ".").last.map(String.init) == wanted }
         let meant =
             paths.first { $0.lowercased() == wanted } ?? paths.first { $0.lowercased() == unprefixed }
-            ?? ClosestName.closest(to: path, in: paths)
+            ?? (items.count == 1 ? items.first : nil) ?? ClosestName.closest(to: path, in: paths)
         return meant.map { "\(self.schema.name).\($0)" }
     }
 
