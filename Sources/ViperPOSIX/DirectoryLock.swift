@@ -27,6 +27,16 @@ public final class DirectoryLock: Sendable {
         _ = Glibc.close(self.descriptor)
     }
 
+    /// Whether `path` still names the directory locked: not removed, renamed away or replaced by another since.
+    public var isAtPath: Bool {
+        var locked = Glibc.stat()
+        var named = Glibc.stat()
+        // `stat` names both the function and the struct: the type picks the function.
+        let status: (UnsafePointer<CChar>, UnsafeMutablePointer<Glibc.stat>) -> Int32 = Glibc.stat(_:_:)
+        guard Glibc.fstat(self.descriptor, &locked) == 0, status(self.path, &named) == 0 else { return false }
+        return locked.st_dev == named.st_dev && locked.st_ino == named.st_ino
+    }
+
     /// Locks the existing directory at `path`. Returns `nil` when it cannot be opened as a directory (missing, a
     /// file, not readable): the caller reports that as it would without the lock.
     public static func acquire(_ path: String) throws(Failure) -> DirectoryLock? {

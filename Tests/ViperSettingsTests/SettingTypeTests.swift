@@ -26,7 +26,9 @@ struct SettingTypeTests {
         #expect(throws: ValueRejection("expected a whole number")) {
             try SettingType.int(range: nil).value(fromText: "12abc")
         }
-        #expect(throws: ValueRejection("expected true or false")) { try SettingType.bool.value(fromText: "maybe") }
+        #expect(throws: ValueRejection("expected true or false (also yes/no, on/off, 1/0)")) {
+            try SettingType.bool.value(fromText: "maybe")
+        }
     }
 
     @Test("numbers are read in decimal only, for an int as for a double")

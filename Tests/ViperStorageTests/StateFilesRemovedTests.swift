@@ -36,6 +36,9 @@ struct StateFilesRemovedTests {
                 }
             }
             #expect(try await repository.state(of: "network").local["proxy.port"] == .int(1), "not acknowledged")
+            // What status lists: the one failure of both modules, once.
+            let failing = await repository.failingWrites().map(\.message)
+            #expect(failing.count == 1 && failing[0].contains("\(what) while the daemon ran"), "\(failing)")
             let left = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             #expect(left.isEmpty, "nothing is written beside what another daemon may write there: \(left)")
         }
@@ -165,6 +168,23 @@ struct ServedSchemaStoreTests {
         #expect(store.syncCount == 3, "two files and the folder")
         try store.record(["network": Array("{\"a\":1}".utf8), "power": Array("{}".utf8)])
         #expect(store.syncCount == 5, "the changed file and the folder")
+    }
+
+    @Test("nothing is recorded once the locked state directory was removed or replaced: none is made at its path")
+    func recordsOnlyInTheLockedDirectory() throws {
+        for replaced in [false, true] {
+            let path = self.scratch.file(replaced ? "replaced" : "removed")
+            let lock = try StateDirectoryLock.acquire(path)
+            let store = ServedSchemaStore(stateDirectory: path, lock: lock)
+            try store.record(["network": Array("{}".utf8)])
+            try FileManager.default.removeItem(atPath: path)
+            if replaced { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+            let refused = #expect(throws: StorageError.self) { try store.record(["network": Array("{\"a\":1}".utf8)]) }
+            let what = replaced ? "replaced by another directory" : "removed"
+            #expect(refused?.message.contains("the state directory \(path) was \(what) while the daemon ran") == true)
+            #expect(FileManager.default.fileExists(atPath: path) == replaced, "made again")
+            #expect(Files.list(path).isEmpty, "written into the directory now at its path")
+        }
     }
 
     @Test("nothing is recorded while another daemon holds the state directory")

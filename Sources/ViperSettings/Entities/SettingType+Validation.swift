@@ -67,7 +67,7 @@ extension SettingType {
             switch text.trimmingSpaces.lowercased() {
             case "true", "yes", "on", "1": return .bool(true)
             case "false", "no", "off", "0": return .bool(false)
-            default: throw ValueRejection("expected true or false")
+            default: throw ValueRejection("expected true or false (also yes/no, on/off, 1/0)")
             }
         case .int(let range):
             let digits = text.trimmingSpaces

@@ -78,6 +78,22 @@ public final class StateDirectoryLock: Sendable {
         }
     }
 
+    /// Why nothing may be written at the directory's path although the lock is held: the directory locked was
+    /// removed or replaced while the daemon ran, and what is at the path now is not locked (another daemon may take
+    /// it); `nil` while it is there, and when the lock is not held (``heldOrTaken()`` tells why).
+    public func movedSinceLocked() -> StorageError? {
+        self.lock.withLock { held -> StorageError? in
+            guard let held, !held.isAtPath else { return nil }
+            let what = FileOperations.kind(self.path) == nil ? "removed" : "replaced by another directory"
+            return StorageError(
+                "the state directory \(self.path) was \(what) while the daemon ran: it is not the directory the"
+                    + " daemon started with (and locked), so nothing is written there; restart viper-settingsd to use"
+                    + " the directory now at that path",
+                errno: ESTALE
+            )
+        }
+    }
+
     private static func failure(_ error: DirectoryLock.Failure, path: String) -> StorageError {
         switch error {
         case .held:

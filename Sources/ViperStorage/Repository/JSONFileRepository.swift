@@ -211,9 +211,12 @@ public actor JSONFileRepository: SettingsRepository {
     }
 
     /// The modules whose last write failed and no write has succeeded since (a full disk, an I/O error), each as
-    /// the failure that was logged, by module name.
+    /// the failure that was logged, by module name; a failure of several modules alike (the state directory
+    /// removed) once.
     public func failingWrites() -> [StorageError] {
-        self.entries.keys.sorted().compactMap { self.entries[$0]?.writeFailure }
+        var told: Set<String> = []
+        return self.entries.keys.sorted().compactMap { self.entries[$0]?.writeFailure }
+            .filter { told.insert($0.message).inserted }
     }
 
     /// Why the module's state files could not be used at its last load (see ``SettingsRepository/unusableState(of:)``).

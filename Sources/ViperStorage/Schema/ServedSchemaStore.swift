@@ -144,8 +144,8 @@ public struct ServedSchemaStore: Sendable {
     ///
     /// - Parameter kept: What the store holds, when just read (at start); read again when `nil`.
     public func record(_ sources: [String: [UInt8]], kept: [String: [UInt8]]? = nil) throws(StorageError) {
-        // Never beside another daemon that holds the directory.
-        if let failure = self.lock?.heldOrTaken() { throw failure }
+        // Never beside another daemon that holds the directory, nor in one at its path that is not locked.
+        if let failure = self.lock?.heldOrTaken() ?? self.lock?.movedSinceLocked() { throw failure }
         let kept = kept ?? self.read()
         let changed = sources.filter { kept[$0.key] != $0.value }.sorted { $0.key < $1.key }
         let removed = kept.keys.filter { sources[$0] == nil }.sorted()
