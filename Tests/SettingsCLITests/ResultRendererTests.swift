@@ -114,6 +114,42 @@ struct ResultRendererTests {
         #expect(ResetResultRenderer.render(reset, target: "network").contains(host.display + "  (default)"))
     }
 
+    @Test("set, reset, load, diff and watch lines cut a long value to half a terminal's width; a pipe gets it whole")
+    func longValuesOnATerminal() {
+        let long = String(repeating: "w", count: 3000)
+        let style = TextStyle(isEnabled: false, columns: 80)
+        let cut = String(repeating: "w", count: 39) + "…"
+        var big = Fixtures.host
+        big.display = long
+        var previous = big
+        previous.display = long + "x"
+        let set = SetResultViewModel(item: big, previous: previous, changed: true, revision: 8)
+        #expect(SetResultRenderer.render(set, style: style) == "network.proxy.host: \(cut) -> \(cut)")
+        #expect(SetResultRenderer.render(set).count == "network.proxy.host: ".count + 2 * 3000 + 5)
+        let reset = ResetResultViewModel(items: [big], changed: true, revision: 9)
+        #expect(ResetResultRenderer.render(reset, target: big.key, style: style).hasSuffix("reset to \(cut) (default)"))
+        let change = LoadChangeViewModel(
+            key: big.key,
+            old: .string(long),
+            oldDisplay: long,
+            oldLayer: .default,
+            value: .string(long + "x"),
+            display: long + "x",
+            layer: .local
+        )
+        let module = ModuleLoadViewModel(module: "network", revision: 3, changed: true, changes: [change])
+        let diff = LoadResultRenderer.render(differences: module, style: style)
+        #expect(diff.hasSuffix("  network.proxy.host: \(cut) -> \(cut) (local)"), "\(diff.suffix(200))")
+        #expect(LoadResultRenderer.render(differences: module).contains(long + "x"))
+        var event = WatchEventViewModel(event: .change, cursor: "5f3a9c01/network:5")
+        event.key = big.key
+        (event.old, event.oldDisplay, event.value, event.display) = (.string(long), long, .string(long), long + "x")
+        event.layer = .local
+        let line = WatchEventRenderer.render(event, style: style) ?? ""
+        #expect(line.hasPrefix("network.proxy.host: \(cut) -> \(cut) (local") && line.count < 200, "\(line)")
+        #expect(WatchEventRenderer.render(event, style: .plain)?.contains(long + "x") == true)
+    }
+
     @Test("load of a file that names no module says so instead of printing an empty line")
     func loadOfNothing() {
         // A key with a blank at an end is shown as its JSON string: it would read as the key without it.

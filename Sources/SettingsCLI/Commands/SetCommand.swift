@@ -10,7 +10,8 @@ package struct SetCommand: SettingsCommand {
             The daemon reads VALUE by the key's type: 8080, true, 1.25, stable; a list of strings as \
             stable,beta or as a JSON array. Numbers are decimal (80, -1; a double also 1.25, 1e3; not 0x50); blanks around a \
             bool, a number or a word of a list are ignored, a string is taken as it is. Prints the value before \
-            and after, or "unchanged" when the host already had it (then nothing is written). A negative number \
+            and after (on a terminal, a long value cut to half its width), or "unchanged" when the host already \
+            had it (then nothing is written). A negative number \
             is a value (set KEY -1); put -- before any other value that begins with '-'.
 
             Examples:

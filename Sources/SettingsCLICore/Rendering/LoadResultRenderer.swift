@@ -52,8 +52,9 @@ package enum LoadResultRenderer {
     /// characters escaped.
     private static func changes(_ changes: [LoadChangeViewModel], style: TextStyle) -> [String] {
         changes.map { change in
-            let old = TableFormatter.printable(change.oldDisplay)
-            let new = style.strong(TableFormatter.printable(change.display))
+            // On a terminal, long values are cut short (…); a pipe or --json gets them whole.
+            let old = TableFormatter.lineValue(change.oldDisplay, columns: style.columns)
+            let new = style.strong(TableFormatter.lineValue(change.display, columns: style.columns))
             return "  \(TableFormatter.printable(change.key)): \(old) -> \(new) "
                 + style.faint("(\(change.layer.rawValue))")
         }

@@ -12,7 +12,7 @@ package enum ResetResultRenderer {
     package static func render(_ model: ResetResultViewModel, target: String, style: TextStyle = .plain) -> String {
         let shown = TableFormatter.printable(target)
         if model.items.count == 1, let item = model.items.first, item.key == target {
-            let display = TableFormatter.printable(item.display)
+            let display = TableFormatter.lineValue(item.display, columns: style.columns)
             guard model.changed else { return "\(shown): unchanged, no local value (\(display))" }
             return "\(shown): reset to \(style.strong(display)) (\(item.layer.rawValue))"
         }

@@ -27,13 +27,14 @@ package enum SetResultRenderer {
         style: TextStyle
     ) -> String {
         // Values come from whoever set them, the fleet included: control characters are shown escaped.
+        // On a terminal, long values are cut short (…); a pipe or --json gets them whole.
         let key = TableFormatter.printable(key)
-        let display = TableFormatter.printable(display)
-        guard changed else { return "\(key): unchanged (\(display))" }
+        let shown = TableFormatter.lineValue(display, columns: style.columns)
+        guard changed else { return "\(key): unchanged (\(shown))" }
         if previous == display, let layers, layers.before != layers.after {
             let (before, after) = (TableFormatter.printable(layers.before), TableFormatter.printable(layers.after))
-            return "\(key): \(display) (\(before)) -> \(style.strong(display)) (\(after))"
+            return "\(key): \(shown) (\(before)) -> \(style.strong(shown)) (\(after))"
         }
-        return "\(key): \(TableFormatter.printable(previous)) -> \(style.strong(display))"
+        return "\(key): \(TableFormatter.lineValue(previous, columns: style.columns)) -> \(style.strong(shown))"
     }
 }

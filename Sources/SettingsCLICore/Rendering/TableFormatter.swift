@@ -138,6 +138,13 @@ package struct TableFormatter: Sendable {
         return result + "…"
     }
 
+    /// A value in a line of its own kind (`KEY: OLD -> NEW`, a watched value), with its control characters escaped
+    /// (``printable(_:)``): on a terminal of `columns`, cut short (…) to half of them (at least 16), so that a
+    /// long value does not fill the screen twice; whole in a pipe.
+    package static func lineValue(_ text: String, columns: Int?) -> String {
+        Self.fitted(Self.printable(text), to: columns.map { max(16, $0 / 2) })
+    }
+
     /// `text` cut to `columns` (``truncated(_:to:)``), or whole when there is no width: for a line of a view, on
     /// a terminal of that width or in a pipe.
     package static func fitted(_ text: String, to columns: Int?) -> String {

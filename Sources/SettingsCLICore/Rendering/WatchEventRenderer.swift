@@ -6,7 +6,7 @@ package enum WatchEventRenderer {
     ///
     /// ```
     /// network.proxy.port = 3128 (default)
-    /// -- watching for changes (cursor network:7)
+    /// -- watching for changes (cursor 5f3a9c01/network:7)
     /// network.proxy.port: 3128 -> 8080 (local; uid 1000, pid 4242; revision 8) [cursor 5f3a9c01/network:8]
     /// -- resync: the watcher read too slowly and changes were dropped; sending the current values
     /// ```
@@ -16,7 +16,11 @@ package enum WatchEventRenderer {
         let cursor = TableFormatter.printable(event.cursor)
         switch event.event {
         case .current:
-            let value = TableFormatter.printable(AbsentValue.shown(event.display, value: event.value))
+            // On a terminal, long values are cut short (…); a pipe or --json gets them whole.
+            let value = TableFormatter.lineValue(
+                AbsentValue.shown(event.display, value: event.value),
+                columns: style.columns
+            )
             return "\(key) = \(value) (\(event.layer?.rawValue ?? "?"))"
         case .ready:
             return style.faint("-- watching for changes (cursor \(cursor))")
@@ -38,7 +42,10 @@ package enum WatchEventRenderer {
             if old == new, let oldValue = event.old, let newValue = event.value, oldValue != newValue {
                 (old, new) = (oldValue.serialized(), newValue.serialized())
             }
-            (old, new) = (TableFormatter.printable(old), TableFormatter.printable(new))
+            (old, new) = (
+                TableFormatter.lineValue(old, columns: style.columns),
+                TableFormatter.lineValue(new, columns: style.columns)
+            )
             return "\(key): \(old) -> \(new) (\(who.joined(separator: "; "))) " + style.faint("[cursor \(cursor)]")
         case .resync:
             return style.faint("-- resync: \(TableFormatter.printable(event.reason ?? "the stream starts over"))")
