@@ -110,6 +110,31 @@ struct JSONFileRepositoryFaultTests {
     }
 
     @Test(
+        "files read but not writable (mounted read-only) are served, watchers included; writes are refused",
+        .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
+    )
+    func readOnlyFilesAreWatched() async throws {
+        let disk = try FullDisk()
+        let directory = "\(disk.path)/state"
+        let writer = makeRepository(directory)
+        _ = try await writer.update(module: "network") {
+            LocalChange(set: ["proxy.port": .int(5555)], revision: $0.revision + 1)
+        }
+        await writer.close()
+        try disk.remount(readOnly: true)
+        defer { try? disk.remount(readOnly: false) }
+        let repository = makeRepository(directory)
+        #expect(try await repository.state(of: "network").local["proxy.port"] == .int(5555))
+        #expect(await repository.unusableState(of: "network") == nil, "its values are what the files hold")
+        let refusal = await repository.writeRefusal(of: "network")
+        #expect(refusal.map { "\($0)" }?.contains("mounted read-only") == true, "\(String(describing: refusal))")
+        // A file that cannot be read at all: what is served is not all it holds, and watchers are not told it.
+        try disk.remount(readOnly: false)
+        try FileManager.default.createDirectory(atPath: "\(directory)/power.json", withIntermediateDirectories: false)
+        #expect(await makeRepository(directory).unusableState(of: "power") != nil)
+    }
+
+    @Test(
         "on a full disk, a failed first write of a module leaves no journal behind",
         .enabled(if: FullDisk.isAvailable, "needs root to mount a tmpfs")
     )

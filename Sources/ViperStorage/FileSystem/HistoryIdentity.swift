@@ -15,7 +15,9 @@ public enum HistoryIdentity {
 
     /// The token of `stateDirectory`'s history: the one its file holds, else (no file, or one that does not hold a
     /// token) a new one, stored when `store` is true (the daemon holds the directory's lock). `nil` when a new one
-    /// could not be stored, with the reason: cursors then carry no history and are taken by their positions alone.
+    /// could not be stored, or the file cannot be read (no permission, a symbolic link, a directory: it may hold
+    /// the history, and is left as it is), with the reason: cursors then carry no history, and one that does starts
+    /// over.
     public static func loadOrCreate(
         stateDirectory: String,
         store: Bool
@@ -27,10 +29,17 @@ public enum HistoryIdentity {
             if let bytes = try FileOperations.readFile(path, limit: 4096) {
                 let text = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0 == "\n" }
                 if Self.isToken(text) { return (text, nil) }
-                problem = StorageError("\(path) does not hold a history token; a new one is made", errno: EINVAL)
+                problem = StorageError(
+                    "\(path) does not hold a history token (eight lowercase hex digits); a new one replaces it",
+                    errno: EINVAL
+                )
             }
         } catch {
-            problem = error
+            let message = """
+                \(error.message); until it can be read, cursors name no history, and a watcher resuming from one that \
+                does starts over
+                """
+            return (nil, StorageError(message, errno: error.errno))
         }
         guard store else { return (nil, problem) }
         let token = Self.makeToken()

@@ -219,11 +219,12 @@ public actor JSONFileRepository: SettingsRepository {
             .filter { told.insert($0.message).inserted }
     }
 
-    /// Why the module's state files could not be used at its last load (see ``SettingsRepository/unusableState(of:)``).
+    /// Why the module's state files could not be read at its last load (see ``SettingsRepository/unusableState(of:)``):
+    /// files read but not writable (a file system mounted read-only) serve what they hold, which watchers are told.
     /// Not read again here (each load that fails is logged, and every watcher asks): a write, or a report of the
     /// problems (`status`, the `STATUS=` line), reads them again.
     public func unusableState(of module: String) async -> (any Error)? {
-        (try? await self.entry(for: module))?.loadFailure
+        (try? await self.entry(for: module))?.unreadFailure
     }
 
     /// The refusal of a write of a module whose state directory cannot take it (a read-only file system, no

@@ -21,6 +21,9 @@ final class ModuleEntry {
     /// Set when the module's files could not be read or repaired: reads serve what was read, writes are refused
     /// with this error; each write first loads the files again, and goes on when they load cleanly.
     var loadFailure: StorageError?
+    /// Set when a file could not be read at the last load: the values served are not all the files hold, so
+    /// watchers are not told them (``JSONFileRepository/unusableState(of:)``). Files read but not writable are not.
+    var unreadFailure: StorageError?
     /// Set after a failed write, until a write succeeds: the next write tries again; logged once.
     var writeFailure: StorageError?
     /// After a failed write whose records could not be cut off the journal: the size to cut it to before the next
@@ -38,5 +41,6 @@ final class ModuleEntry {
         self.journalRecords = loaded.journalRecords
         self.journalBytes = loaded.journalBytes
         self.loadFailure = loaded.failure
+        self.unreadFailure = loaded.unread
     }
 }

@@ -11,6 +11,9 @@ struct LoadedModule: Sendable {
     /// Set when the files could not be read or repaired: what could be read is served, but writes are refused
     /// (until a later write finds the files usable again).
     var failure: StorageError?
+    /// Set when a file could not be read (or the state directory cannot be used): what is served is not all the
+    /// files hold. Not for files read but not writable, whose values are served as they are.
+    var unread: StorageError?
     /// The largest of its state files that is read (``ModuleLoader/fileLimit(_:)``), worked out once per load.
     var fileLimit = FileOperations.stateFileLimit
 }
@@ -102,6 +105,7 @@ struct ModuleLoader: Sendable {
                 metadata: ["file": "\(self.directory.path)"]
             )
             loaded.failure = problem
+            loaded.unread = problem
             return loaded
         }
         loaded.fileLimit = self.fileLimit(module)
@@ -216,6 +220,7 @@ struct ModuleLoader: Sendable {
             metadata: ["file": "\(path)"]
         )
         loaded.failure = loaded.failure ?? problem
+        loaded.unread = loaded.unread ?? problem
         return .unusable
     }
 
