@@ -2,7 +2,7 @@
 /// such key" (`did you mean 'network.proxy.port'?`), in the daemon's replies and in settingsctl's messages alike.
 public enum ClosestName {
     /// The candidate closest to `name` (edit distance, letter case ignored), when it is close enough to be a typo:
-    /// at most a third of the name's length, and at most 3 edits; the first in order when several are as close.
+    /// at most a third of the name's length, and at most 3 edits; none when two are as close.
     /// Else the one candidate `name` begins, when only one does (`netw` for `network`: names are shortened so).
     public static func closest(to name: String, in candidates: [String]) -> String? {
         if let typo = Self.typo(of: name, in: candidates) { return typo }
@@ -17,15 +17,21 @@ public enum ClosestName {
         let target = name.lowercased()
         guard !target.isEmpty else { return nil }
         let limit = min(3, max(1, target.count / 3))
-        var best: (distance: Int, name: String)?
+        var best: (distance: Int, name: String, tied: Bool)?
         for candidate in candidates.sorted() where candidate != name {
             let lowered = candidate.lowercased()
             // No length is further apart than its difference: most candidates need no table.
             guard abs(lowered.count - target.count) <= limit else { continue }
             let distance = Self.editDistance(target, lowered)
-            if distance <= limit, distance < (best?.distance ?? .max) { best = (distance, candidate) }
+            guard distance <= limit else { continue }
+            if distance < (best?.distance ?? .max) {
+                best = (distance, candidate, false)
+            } else if distance == best?.distance, lowered != best?.name.lowercased() {
+                best?.tied = true
+            }
         }
-        return best?.name
+        // Two as close: a guess between them would be wrong half the time.
+        return best.flatMap { $0.tied ? nil : $0.name }
     }
 
     /// The edit distance between `a` and `b`: insertions, deletions, substitutions, and swaps of two neighbours
