@@ -68,10 +68,16 @@ public struct SystemdNotifier: Sendable {
 
     /// Sends newline-separated `VARIABLE=value` assignments as they are (see `sd_notify(3)` for the variables).
     ///
-    /// - Returns: Whether the notification was sent: `false` if `NOTIFY_SOCKET` is unset or sending failed.
+    /// `sd_notify` blocks while the socket's queue is full: a `NOTIFY_SOCKET` whose reader does not read (not
+    /// systemd's: a supervisor that hangs, a variable left over from another program) would hold the service up, its
+    /// stop included. So it is called on a thread of its own (``NotificationSender``), waited for at most 2 s, and
+    /// while one is stuck the next ones are dropped.
+    /// - Returns: Whether the notification was sent: `false` if `NOTIFY_SOCKET` is unset, sending failed, or the
+    ///   socket did not take it in time.
     @discardableResult
     public func send(_ assignments: String) -> Bool {
-        sd_notify(0, assignments) > 0
+        guard self.isEnabled else { return false }
+        return NotificationSender.shared.send(assignments)
     }
 
     /// The watchdog timeout systemd expects pings within (`WATCHDOG_USEC`), or `nil` when the watchdog is off.

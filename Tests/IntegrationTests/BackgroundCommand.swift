@@ -1,4 +1,5 @@
 import Foundation
+import ViperTestSupport
 
 /// A command that runs beside a test, such as `settingsctl watch`: its output goes to files the test reads while it
 /// runs, waiting on what it printed, never on time alone.
@@ -19,12 +20,12 @@ final class BackgroundCommand {
         self.process.executableURL = URL(fileURLWithPath: command[0])
         self.process.arguments = Array(command.dropFirst())
         if !environment.isEmpty {
-            self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            self.process.environment = ProcessEnvironment.forChild(environment)
         }
         self.process.standardInput = FileHandle.nullDevice
         self.process.standardOutput = self.out
         self.process.standardError = self.err
-        try self.process.run()
+        try self.process.runAlone()
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ViperTestSupport
 
 /// Runs the real `viper-settingsd` on a temporary state directory and socket, and `settingsctl` against it.
 final class DaemonHarness: @unchecked Sendable {
@@ -61,13 +62,13 @@ final class DaemonHarness: @unchecked Sendable {
             ] + extraArguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.environment = ProcessEnvironment.forChild(environment)
         _ = FileManager.default.createFile(atPath: self.logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: self.logFile)
         log.seekToEndOfFile()
         process.standardError = log
         process.standardOutput = log
-        try process.run()
+        try process.runAlone()
         self.process = process
         guard waitUntilServing else { return }
         try Self.waitUntilServing(process, probe: { self.ctl(["modules"]) }, log: { self.log })
@@ -102,6 +103,20 @@ final class DaemonHarness: @unchecked Sendable {
         process.waitUntilExit()
         self.process = nil
         return process.terminationStatus
+    }
+
+    /// Stops the daemon with SIGTERM and returns its exit status, or `nil` when it did not exit within `seconds`
+    /// (it is killed then).
+    func stop(within seconds: TimeInterval) -> Int32? {
+        guard let process = self.process else { return -1 }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let stopped = !process.isRunning
+        if !stopped { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        self.process = nil
+        return stopped ? process.terminationStatus : nil
     }
 
     /// What the daemon logged so far.
@@ -162,7 +177,7 @@ final class DaemonHarness: @unchecked Sendable {
                 process.standardOutput = out
                 process.standardError = err
                 do {
-                    try process.run()
+                    try process.runAlone()
                 } catch let error as NSError where Self.isTextFileBusy(error) && attempts < 200 {
                     attempts += 1
                     usleep(10_000)

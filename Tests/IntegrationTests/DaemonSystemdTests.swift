@@ -30,6 +30,40 @@ struct DaemonSystemdTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test("a NOTIFY_SOCKET that takes nothing (its queue full, nobody reading) holds up neither serving nor stopping")
+    func notifySocketThatTakesNothing() throws {
+        let daemon = try DaemonHarness()
+        let notify = try NotifySocket(directory: daemon.root)
+        #expect(try Self.fill(notify.path) > 0)
+        try daemon.start(environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(daemon.ctl(["set", "network.proxy.port", "8080"]).status == 0)
+        // Its notifications are dropped, STOPPING=1 too; a minute is generous for a loaded machine.
+        #expect(daemon.stop(within: 60) == 0, "it did not stop; log:\n\(daemon.log)")
+    }
+
+    /// Sends datagrams to the socket at `path` until its queue takes no more; returns how many it took.
+    static func fill(_ path: String) throws -> Int {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard descriptor >= 0 else { throw SystemCallError(operation: "socket", code: errno) }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            path.utf8CString.withUnsafeBytes {
+                raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count - 1)))
+            }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { throw SystemCallError(operation: "connect", code: errno) }
+        var count = 0
+        while count < 100_000, Glibc.send(descriptor, "X=1", 3, Int32(MSG_DONTWAIT)) == 3 { count += 1 }
+        return count
+    }
+
     @Test("WATCHDOG=1 arrives at half of WATCHDOG_USEC")
     func watchdog() throws {
         let daemon = try DaemonHarness()

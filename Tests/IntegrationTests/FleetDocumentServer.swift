@@ -1,4 +1,5 @@
 import Foundation
+import ViperTestSupport
 
 /// A fleet document served over HTTP by Python's `http.server` on a free loopback port, for `--remote`.
 final class FleetDocumentServer: @unchecked Sendable {
@@ -29,7 +30,7 @@ final class FleetDocumentServer: @unchecked Sendable {
         self.process.arguments = ["-c", script, self.directory.path, portFile]
         self.process.standardOutput = FileHandle.nullDevice
         self.process.standardError = FileHandle.nullDevice
-        try self.process.run()
+        try self.process.runAlone()
         let deadline = Date().addingTimeInterval(30)
         while !FileManager.default.fileExists(atPath: portFile) {
             guard self.process.isRunning, Date() < deadline else {

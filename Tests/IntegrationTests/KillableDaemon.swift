@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ViperTestSupport
 
 /// The real `viper-settingsd` on a state directory that outlives it: started, waited on until its socket answers,
 /// and killed with SIGKILL, as a crash.
@@ -34,7 +35,7 @@ final class KillableDaemon: @unchecked Sendable {
         log.seekToEndOfFile()
         process.standardError = log
         process.standardOutput = log
-        try process.run()
+        try process.runAlone()
         self.process = process
         try DaemonHarness.waitUntilServing(process, probe: { self.ctl(["modules"]) }, log: { self.log })
     }

@@ -36,6 +36,8 @@ struct NameSuggestionTests {
             ClosestName.closest(to: "dispay", in: ["dispayer", "display"]) == "display",
             "the typo, not the prefix"
         )
+        #expect(ClosestName.closest(to: "tst3", in: ["tst", "tst2"]) == nil, "two as close: no guess")
+        #expect(ClosestName.closest(to: "a.y", in: ["a.x", "b.y"]) == nil, "two as close: no guess")
     }
 
     @Test("an item given alone is the key with that item, the first by name, letter case ignored")

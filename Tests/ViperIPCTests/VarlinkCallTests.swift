@@ -3,6 +3,7 @@ import Glibc
 import SettingsAPI
 import Testing
 import ViperIPC
+import ViperTestSupport
 
 @Suite("Varlink calls", .timeLimit(.minutes(1)))
 struct VarlinkCallTests {
@@ -275,9 +276,12 @@ struct VarlinkCallTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
+        let pipe = try ProcessStarts.serialized {
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.runAlone()
+            return pipe
+        }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)

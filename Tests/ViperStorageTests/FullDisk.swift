@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ViperTestSupport
 
 /// A small tmpfs mounted on a temporary directory (needs root), to run out of space for real; unmounted and removed
 /// when released.
@@ -52,7 +53,7 @@ final class FullDisk: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        try process.run()
+        try process.runAlone()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw FullDiskError("\(command.joined(separator: " ")) failed") }
     }

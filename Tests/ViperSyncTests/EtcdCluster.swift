@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import ViperTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -71,7 +72,7 @@ final class EtcdCluster {
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle
-            try process.run()
+            try process.runAlone()
             self.members[index].process = process
         }
         for member in self.members {

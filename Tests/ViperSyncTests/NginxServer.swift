@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ViperTestSupport
 
 /// A real nginx on a free loopback port, serving a temporary document root, for tests.
 ///
@@ -57,7 +58,7 @@ final class NginxServer {
             process.arguments = ["-c", configurationFile.path, "-p", path, "-e", "\(path)/error.log"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runAlone()
             do {
                 try await Self.waitUntilAccepting(port: port, process: process, errorLog: "\(path)/error.log")
             } catch let error as NginxStartError where error.log.contains("Address already in use") && attempt < 5 {

@@ -1,4 +1,5 @@
 import Foundation
+import ViperTestSupport
 
 /// A throwaway CA and a server certificate it signed, made with the `openssl` command.
 struct TestCertificateAuthority {
@@ -37,10 +38,13 @@ struct TestCertificateAuthority {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let output = try ProcessStarts.serialized {
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.runAlone()
+            return output
+        }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -58,7 +58,7 @@ struct ChildEntryPoints {
         let journald = Process()
         journald.executableURL = URL(fileURLWithPath: "/lib/systemd/systemd-journald")
         journald.environment = ["NOTIFY_SOCKET": notify.path]
-        try journald.run()
+        try journald.runAlone()
         let ready = await notify.next(timeout: .seconds(30))
         guard ready?.split(separator: "\n").contains("READY=1") == true else {
             journald.terminate()

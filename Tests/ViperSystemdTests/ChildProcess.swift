@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
+import ViperTestSupport
 
 /// A program a test runs, with its standard output and error captured together.
 ///
 /// Blocking reads and waits happen on a queue of its own, off the cooperative thread pool.
 final class ChildProcess: @unchecked Sendable {
     private let process = Process()
-    private let pipe = Pipe()
+    private let pipe: Pipe
     private let queue = DispatchQueue(label: "ChildProcess")
     /// The output read so far; only touched on `queue`.
     private var output = Data()
@@ -17,9 +18,12 @@ final class ChildProcess: @unchecked Sendable {
         self.process.arguments = arguments
         self.process.environment = environment
         self.process.standardInput = FileHandle.nullDevice
-        self.process.standardOutput = self.pipe
-        self.process.standardError = self.pipe
-        try self.process.run()
+        // The pipe is made while no other child is started, which could inherit it (``ProcessStarts``).
+        let pipe = ProcessStarts.serialized { Pipe() }
+        self.pipe = pipe
+        self.process.standardOutput = pipe
+        self.process.standardError = pipe
+        try ProcessStarts.serialized { try self.process.runAlone() }
         // Only the child writes: its exit ends the output.
         try? self.pipe.fileHandleForWriting.close()
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Changes the process environment for the duration of a test, then restores it.
@@ -28,11 +29,34 @@ public enum ProcessEnvironment {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Set or unset while no child is being started (``ProcessStarts``): a child started meanwhile would read the
+    /// environment as it changes.
     private static func set(_ name: String, _ value: String?) {
-        if let value {
-            setenv(name, value, 1)
-        } else {
-            unsetenv(name)
+        _ = ProcessStarts.serialized {
+            if let value {
+                setenv(name, value, 1)
+            } else {
+                unsetenv(name)
+            }
         }
+    }
+
+    /// The variables a test sets in its own process for what it checks there (``with(_:_:)``), which a child
+    /// started by a test running beside it must not inherit: a daemon given another test's `NOTIFY_SOCKET` sends it
+    /// its notifications, and blocks once that socket's queue is full and nobody reads it.
+    static let ownVariables: Set<String> = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+        "JOURNAL_STREAM",
+    ]
+
+    /// The environment for a child process: the test process's, without ``ownVariables``, with `changes` applied.
+    public static func forChild(_ changes: [String: String] = [:]) -> [String: String] {
+        ProcessStarts.serialized { Self.unlockedForChild(changes) }
+    }
+
+    /// ``forChild(_:)``, for a caller that holds ``ProcessStarts``'s lock.
+    static func unlockedForChild(_ changes: [String: String]) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !Self.ownVariables.contains($0.key) }
+            .merging(changes) { _, new in new }
     }
 }
