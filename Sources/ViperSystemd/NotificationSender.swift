@@ -12,11 +12,9 @@ final class NotificationSender: Sendable {
     private let queue = DispatchQueue(label: "io.viper.settings.sd-notify")
     /// When each notification handed to the queue and not sent yet was, oldest first.
     private let pending = Mutex<[DispatchTime]>([])
-    private let patience: DispatchTimeInterval
     private let patienceNanoseconds: UInt64
 
     init(patienceSeconds: Int = 2) {
-        self.patience = .seconds(patienceSeconds)
         self.patienceNanoseconds = UInt64(patienceSeconds) * 1_000_000_000
     }
 
@@ -39,7 +37,7 @@ final class NotificationSender: Sendable {
             self.pending.withLock { _ = $0.removeFirst() }
             done.signal()
         }
-        guard done.wait(timeout: now + self.patience) == .success else { return false }
+        guard done.wait(timeout: now + .nanoseconds(Int(self.patienceNanoseconds))) == .success else { return false }
         return sent.withLock { $0 }
     }
 }

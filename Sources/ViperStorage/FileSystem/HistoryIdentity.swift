@@ -27,8 +27,12 @@ public enum HistoryIdentity {
         var problem: StorageError?
         do throws(StorageError) {
             if let bytes = try FileOperations.readFile(path, limit: 4096) {
-                let text = String(decoding: bytes, as: UTF8.self).trimmingSuffix { $0 == "\n" }
-                if Self.isToken(text) { return (text, nil) }
+                // As written: the token and a newline.
+                let text = String(
+                    decoding: bytes.last == UInt8(ascii: "\n") ? bytes.dropLast() : bytes[...],
+                    as: UTF8.self
+                )
+                if WatchCursor.isHistory(text) { return (text, nil) }
                 problem = StorageError(
                     "\(path) does not hold a history token (eight lowercase hex digits); a new one replaces it",
                     errno: EINVAL
@@ -52,24 +56,10 @@ public enum HistoryIdentity {
         }
     }
 
-    /// Whether `text` is a token as ``makeToken()`` makes them (``WatchCursor/isHistory(_:)``).
-    public static func isToken(_ text: some StringProtocol) -> Bool {
-        WatchCursor.isHistory(text)
-    }
-
     /// Eight random lowercase hex digits.
     static func makeToken() -> String {
         let value = UInt32.random(in: .min ... .max)
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 8 - digits.count) + digits
-    }
-}
-
-extension String {
-    /// The string without the characters at its end that match `predicate`.
-    fileprivate func trimmingSuffix(while predicate: (Character) -> Bool) -> String {
-        var text = Substring(self)
-        while let last = text.last, predicate(last) { text.removeLast() }
-        return String(text)
     }
 }

@@ -137,8 +137,14 @@ struct StateDirectory: Sendable {
     }
 
     private func replaced(_ what: String) -> StorageError {
+        Self.replaced(self.path, what)
+    }
+
+    /// Why nothing is written at `path`: the state directory there was `what` ("removed", "replaced by another
+    /// directory") while the daemon ran.
+    static func replaced(_ path: String, _ what: String) -> StorageError {
         StorageError(
-            "the state directory \(self.path) was \(what) while the daemon ran: it is not the directory the daemon "
+            "the state directory \(path) was \(what) while the daemon ran: it is not the directory the daemon "
                 + "started with (and locked), so no change is stored; restart viper-settingsd to use the directory "
                 + "now at that path",
             errno: ESTALE

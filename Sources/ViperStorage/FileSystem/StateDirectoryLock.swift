@@ -85,12 +85,7 @@ public final class StateDirectoryLock: Sendable {
         self.lock.withLock { held -> StorageError? in
             guard let held, !held.isAtPath else { return nil }
             let what = FileOperations.kind(self.path) == nil ? "removed" : "replaced by another directory"
-            return StorageError(
-                "the state directory \(self.path) was \(what) while the daemon ran: it is not the directory the"
-                    + " daemon started with (and locked), so nothing is written there; restart viper-settingsd to use"
-                    + " the directory now at that path",
-                errno: ESTALE
-            )
+            return StateDirectory.replaced(self.path, what)
         }
     }
 
